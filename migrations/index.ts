@@ -1,0 +1,4 @@
+import { CreateUsersAndLedger1764000000000 } from './1764000000000-create-users-and-ledger';
+
+/** Every migration, in order. Listed explicitly so the build, the CLI and the tests load the same set. */
+export const MIGRATIONS = [CreateUsersAndLedger1764000000000];

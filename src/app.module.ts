@@ -1,0 +1,21 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { AuthModule } from './auth/auth.module';
+import type { AppConfig } from './config/app-config';
+import { ConfigModule } from './config/config.module';
+import { ProblemFilter } from './common/errors/problem.filter';
+import { DatabaseModule } from './database/database.module';
+import type { openDatabase } from './database/database.module';
+import { LedgerModule } from './ledger/ledger.module';
+import { UsersModule } from './users/users.module';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig, database: Awaited<ReturnType<typeof openDatabase>>): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot(database), LedgerModule, UsersModule, AuthModule],
+      providers: [{ provide: APP_FILTER, useClass: ProblemFilter }],
+    };
+  }
+}

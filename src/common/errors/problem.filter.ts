@@ -1,0 +1,114 @@
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppConfig } from '../../config/app-config';
+import { ApiError } from './api-error';
+import { ERROR_DESCRIPTORS, ErrorCode } from './error-code';
+
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance: string;
+  timestamp: string;
+  requestId: string;
+  errors?: Record<string, string>;
+}
+
+const CODE_BY_HTTP_STATUS: Record<number, ErrorCode> = {
+  400: ErrorCode.InvalidRequest,
+  401: ErrorCode.Unauthorized,
+  403: ErrorCode.Forbidden,
+  404: ErrorCode.NotFound,
+  405: ErrorCode.MethodNotAllowed,
+  409: ErrorCode.Conflict,
+  413: ErrorCode.PayloadTooLarge,
+  415: ErrorCode.UnsupportedMediaType,
+  422: ErrorCode.ValidationFailed,
+  429: ErrorCode.RateLimitExceeded,
+  503: ErrorCode.ServiceUnavailable,
+};
+
+const logger = new Logger('ProblemFilter');
+
+/** The one place every error becomes an RFC 9457 problem; internals never reach the client. */
+@Catch()
+export class ProblemFilter implements ExceptionFilter {
+  constructor(private readonly config: AppConfig) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    sendProblem(
+      this.config.errorsBaseUrl,
+      exception,
+      http.getRequest<FastifyRequest>(),
+      http.getResponse<FastifyReply>(),
+    );
+  }
+}
+
+export function sendProblem(
+  errorsBaseUrl: string,
+  exception: unknown,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  const apiError = toApiError(exception, request);
+  const body = buildProblem(errorsBaseUrl, apiError, request);
+  for (const [name, value] of Object.entries(apiError.extras.headers ?? {})) void reply.header(name, value);
+  void reply.status(body.status).type('application/problem+json').send(body);
+}
+
+function toApiError(exception: unknown, request: FastifyRequest): ApiError {
+  if (exception instanceof ApiError) return exception;
+  const status = httpStatusOf(exception);
+  if (status !== undefined && status < 500) {
+    const code = CODE_BY_HTTP_STATUS[status] ?? ErrorCode.InvalidRequest;
+    return new ApiError(code, clientMessage(exception, status));
+  }
+  logger.error(
+    `Unhandled error on ${request.method} ${request.url} (request ${request.id})`,
+    exception instanceof Error ? exception.stack : String(exception),
+  );
+  return new ApiError(
+    ErrorCode.InternalError,
+    'An unexpected error occurred; the request id identifies it in the logs',
+  );
+}
+
+export function buildProblem(errorsBaseUrl: string, error: ApiError, request: FastifyRequest): ProblemBody {
+  const descriptor = ERROR_DESCRIPTORS[error.code];
+  const body: ProblemBody = {
+    type: `${errorsBaseUrl}/${error.code}`,
+    title: descriptor.title,
+    status: descriptor.status,
+    detail: error.detail,
+    instance: request.url.split('?')[0],
+    timestamp: new Date().toISOString(),
+    requestId: String(request.id),
+  };
+  if (error.extras.errors) body.errors = error.extras.errors;
+  return body;
+}
+
+function httpStatusOf(exception: unknown): number | undefined {
+  if (exception instanceof HttpException) return exception.getStatus();
+  // Fastify's own errors (malformed JSON, body too large, bad media type) carry statusCode.
+  const statusCode = (exception as { statusCode?: unknown } | null)?.statusCode;
+  return typeof statusCode === 'number' ? statusCode : undefined;
+}
+
+function clientMessage(exception: unknown, status: number): string {
+  if (exception instanceof HttpException) {
+    const response = exception.getResponse();
+    if (typeof response === 'string') return response;
+    const message = (response as { message?: unknown }).message;
+    if (typeof message === 'string') return message;
+    if (Array.isArray(message)) return message.join('; ');
+    return exception.message;
+  }
+  // Fastify's framework errors (FST_*) have client-safe messages; anything else stays generic.
+  const code = (exception as { code?: unknown }).code;
+  if (exception instanceof Error && typeof code === 'string' && code.startsWith('FST_')) return exception.message;
+  return `Request rejected with status ${status}`;
+}

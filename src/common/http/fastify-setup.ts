@@ -1,0 +1,38 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import { invalidRequest } from '../errors/api-error';
+import { parseJsonPreservingNumbers } from '../money/json-body';
+import { isUuid } from './params';
+
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+/** Reuse a caller's X-Request-Id when it is a UUID, so one id follows a request across services. */
+export function requestIdFor(request: IncomingMessage): string {
+  const incoming = request.headers['x-request-id'];
+  return typeof incoming === 'string' && isUuid(incoming) ? incoming.toLowerCase() : randomUUID();
+}
+
+/** The request id header and a JSON parser that keeps number source text (Nest's filters handle its errors). */
+export function configureFastify(fastify: FastifyInstance): void {
+  fastify.addHook('onRequest', (request, reply, done) => {
+    void reply.header('X-Request-Id', request.id);
+    done();
+  });
+
+  // JSON only: any other media type is refused by Fastify with 415.
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES },
+    (_request, body, done) => {
+      const text = body as string;
+      if (text.trim() === '') return done(invalidRequest('The request body is empty; a JSON object is expected'));
+      try {
+        done(null, parseJsonPreservingNumbers(text));
+      } catch {
+        done(invalidRequest('The request body is not valid JSON'));
+      }
+    },
+  );
+}

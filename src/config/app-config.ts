@@ -1,0 +1,167 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+/** Typed, validated configuration: read from the environment once, at boot. */
+export class AppConfig {
+  readonly nodeEnv: string;
+  readonly port: number;
+  readonly databaseUrl: string | undefined;
+  readonly dataDir: string;
+  readonly dbPoolSize: number;
+  readonly jwtSecret: string;
+  readonly jwtExpirationMs: number;
+  readonly adminUpiIds: ReadonlySet<string>;
+  readonly rateLimitPerSecond: number;
+  readonly idempotencyTtlHours: number;
+  readonly kafkaBrokers: string[];
+  readonly kafkaTopic: string;
+  readonly kafkaReplicationFactor: number;
+  readonly upiVerificationUrl: string | undefined;
+  readonly upiVerificationTimeoutMs: number;
+  readonly insightsEnabled: boolean;
+  readonly aiBaseUrl: string | undefined;
+  readonly aiApiKey: string | undefined;
+  readonly aiModel: string;
+  readonly aiTimeoutMs: number;
+  readonly errorsBaseUrl: string;
+  readonly logLevel: string;
+
+  constructor(values: AppConfig) {
+    Object.assign(this, values);
+  }
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** Reads and validates every variable; collects all problems so one boot shows them all. */
+export function loadConfig(env: Env = process.env): AppConfig {
+  const problems: string[] = [];
+  const reader = new EnvReader(env, problems);
+
+  const nodeEnv = reader.string('NODE_ENV', 'development');
+  const dataDir = resolve(reader.string('DATA_DIR', './.data'));
+  const databaseUrl = reader.optionalUrl('DATABASE_URL', ['postgres:', 'postgresql:']);
+  const config = {
+    nodeEnv,
+    port: reader.integer('PORT', 8080, 0, 65535),
+    databaseUrl,
+    dataDir,
+    dbPoolSize: reader.integer('DB_POOL_SIZE', 20, 1, 500),
+    jwtSecret: '',
+    jwtExpirationMs: reader.integer('JWT_EXPIRATION_MS', 3_600_000, 1000, 31 * 24 * 3_600_000),
+    adminUpiIds: new Set(
+      reader
+        .string('ADMIN_UPI_IDS', '')
+        .split(',')
+        .map((id) => id.trim().toLowerCase())
+        .filter((id) => id.length > 0),
+    ),
+    rateLimitPerSecond: reader.integer('RATE_LIMIT_PER_SECOND', 10, 1, 1_000_000),
+    idempotencyTtlHours: reader.integer('IDEMPOTENCY_TTL_HOURS', 24, 1, 24 * 365),
+    kafkaBrokers: reader
+      .string('KAFKA_BROKERS', '')
+      .split(',')
+      .map((b) => b.trim())
+      .filter((b) => b.length > 0),
+    kafkaTopic: reader.string('KAFKA_TOPIC', 'payments.transfer-completed'),
+    kafkaReplicationFactor: reader.integer('KAFKA_REPLICATION_FACTOR', 1, 1, 15),
+    upiVerificationUrl: reader.optionalUrl('UPI_VERIFICATION_URL', ['http:', 'https:']),
+    upiVerificationTimeoutMs: reader.integer('UPI_VERIFICATION_TIMEOUT_MS', 2000, 1, 120_000),
+    insightsEnabled: reader.boolean('INSIGHTS_ENABLED', true),
+    aiBaseUrl: reader.optionalUrl('AI_BASE_URL', ['http:', 'https:']),
+    aiApiKey: env.AI_API_KEY || undefined,
+    aiModel: reader.string('AI_MODEL', 'gpt-4o-mini'),
+    aiTimeoutMs: reader.integer('AI_TIMEOUT_MS', 3000, 1, 120_000),
+    errorsBaseUrl: reader.string('ERRORS_BASE_URL', 'https://errors.payments.local').replace(/\/+$/, ''),
+    logLevel: reader.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
+  };
+  config.jwtSecret = resolveJwtSecret(env.JWT_SECRET, nodeEnv, dataDir, problems);
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return new AppConfig(config);
+}
+
+/**
+ * Production must bring its own secret; development gets one generated once per
+ * DATA_DIR so tokens survive restarts without any set-up.
+ */
+function resolveJwtSecret(value: string | undefined, nodeEnv: string, dataDir: string, problems: string[]): string {
+  if (value !== undefined && value !== '') {
+    if (Buffer.byteLength(value) < 32) problems.push('JWT_SECRET must be at least 32 bytes long');
+    return value;
+  }
+  if (nodeEnv === 'production') {
+    problems.push('JWT_SECRET is required when NODE_ENV=production (at least 32 bytes)');
+    return '';
+  }
+  const file = join(dataDir, 'jwt-secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(48).toString('base64url');
+  writeFileSync(file, secret + '\n', { mode: 0o600 });
+  return secret;
+}
+
+class EnvReader {
+  constructor(
+    private readonly env: Env,
+    private readonly problems: string[],
+  ) {}
+
+  string(name: string, fallback: string): string {
+    const value = this.env[name];
+    return value === undefined || value === '' ? fallback : value;
+  }
+
+  integer(name: string, fallback: number, min: number, max: number): number {
+    const raw = this.env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (!/^\d+$/.test(raw.trim())) {
+      this.problems.push(`${name} must be an integer, got "${raw}"`);
+      return fallback;
+    }
+    const value = Number(raw.trim());
+    if (value < min || value > max) {
+      this.problems.push(`${name} must be between ${min} and ${max}, got ${value}`);
+    }
+    return value;
+  }
+
+  boolean(name: string, fallback: boolean): boolean {
+    const raw = this.env[name]?.trim().toLowerCase();
+    if (raw === undefined || raw === '') return fallback;
+    if (raw === 'true' || raw === '1') return true;
+    if (raw === 'false' || raw === '0') return false;
+    this.problems.push(`${name} must be true or false, got "${this.env[name]}"`);
+    return fallback;
+  }
+
+  oneOf(name: string, fallback: string, allowed: string[]): string {
+    const value = this.string(name, fallback).toLowerCase();
+    if (!allowed.includes(value)) this.problems.push(`${name} must be one of ${allowed.join(', ')}, got "${value}"`);
+    return value;
+  }
+
+  optionalUrl(name: string, protocols: string[]): string | undefined {
+    const raw = this.env[name];
+    if (raw === undefined || raw.trim() === '') return undefined;
+    try {
+      const url = new URL(raw.trim());
+      if (!protocols.includes(url.protocol)) {
+        this.problems.push(`${name} must use ${protocols.join(' or ')}, got "${url.protocol}"`);
+      }
+      return raw.trim().replace(/\/+$/, '');
+    } catch {
+      this.problems.push(`${name} is not a valid URL`);
+      return undefined;
+    }
+  }
+}

@@ -1,0 +1,15 @@
+import { loadConfig } from '../config/app-config';
+import { openDatabase } from './database.module';
+
+/** `npm run migration:run`: apply pending migrations and verify the schema, then exit. */
+async function runMigrations(): Promise<void> {
+  const { dataSource, embedded } = await openDatabase(loadConfig());
+  await dataSource.destroy();
+  await embedded?.stop();
+  console.log('Database schema is up to date');
+}
+
+runMigrations().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

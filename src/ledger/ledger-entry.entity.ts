@@ -1,0 +1,50 @@
+import type Big from 'big.js';
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { moneyColumn } from '../database/money.transformer';
+import { User } from '../users/user.entity';
+
+export enum EntryType {
+  Debit = 'DEBIT',
+  Credit = 'CREDIT',
+}
+
+/** Append-only: a trigger in the database refuses UPDATE and DELETE on this table. */
+@Entity({ name: 'ledger_entries' })
+@Check('ck_ledger_entries_amount_positive', '"amount" > 0')
+@Check('ck_ledger_entries_entry_type', `"entry_type" IN ('DEBIT', 'CREDIT')`)
+@Check('ck_ledger_entries_balance_after_non_negative', '"balance_after" >= 0')
+// Served by the ledger history query: (user, newest first).
+@Index('ix_ledger_entries_user_created', { synchronize: false })
+export class LedgerEntry {
+  @PrimaryGeneratedColumn('identity', {
+    type: 'bigint',
+    generatedIdentity: 'ALWAYS',
+    primaryKeyConstraintName: 'pk_ledger_entries',
+  })
+  id: string;
+
+  @Column({ name: 'user_id', type: 'bigint' })
+  userId: string;
+
+  @ManyToOne(() => User, { onDelete: 'RESTRICT', createForeignKeyConstraints: true })
+  @JoinColumn({ name: 'user_id', foreignKeyConstraintName: 'fk_ledger_entries_user' })
+  user?: User;
+
+  @Column({ name: 'transaction_reference_id', type: 'uuid' })
+  transactionReferenceId: string;
+
+  @Column({ name: 'entry_type', type: 'varchar', length: 6 })
+  entryType: EntryType;
+
+  @Column(moneyColumn())
+  amount: Big;
+
+  @Column(moneyColumn({ name: 'balance_before' }))
+  balanceBefore: Big;
+
+  @Column(moneyColumn({ name: 'balance_after' }))
+  balanceAfter: Big;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
+  createdAt: Date;
+}

@@ -1,0 +1,41 @@
+import { Check, Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { moneyColumn } from '../database/money.transformer';
+import type Big from 'big.js';
+
+@Entity({ name: 'users' })
+@Check('ck_users_balance_non_negative', '"balance" >= 0')
+// Case-insensitive uniqueness lives in the migration as an expression index on lower(upi_id).
+@Index('uq_users_upi_id_lower', { synchronize: false })
+export class User {
+  @PrimaryGeneratedColumn('identity', {
+    type: 'bigint',
+    generatedIdentity: 'ALWAYS',
+    primaryKeyConstraintName: 'pk_users',
+  })
+  id: string;
+
+  @Index('uq_users_reference_id', { unique: true })
+  @Column({ name: 'reference_id', type: 'uuid' })
+  referenceId: string;
+
+  @Column({ type: 'varchar', length: 100 })
+  name: string;
+
+  @Column({ name: 'upi_id', type: 'varchar', length: 100 })
+  upiId: string;
+
+  @Column({ name: 'phone_number', type: 'varchar', length: 10 })
+  phoneNumber: string;
+
+  @Column(moneyColumn())
+  balance: Big;
+
+  @Column({ type: 'integer', default: 0 })
+  version: number;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz', default: () => 'now()' })
+  updatedAt: Date;
+}

@@ -1,0 +1,94 @@
+import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { type AuthenticatedUser, CurrentUser, isSameUpiId, Public, ROLE_ADMIN, Roles } from '../auth/auth.decorators';
+import { ApiError, forbidden, invalidRequest, ValidationError } from '../common/errors/api-error';
+import { ErrorCode } from '../common/errors/error-code';
+import { MoneyFormatError, parseMoney } from '../common/money/money';
+import { type Page, readPageBounds, readPageRequest } from '../common/paging/page';
+import { UuidParamPipe } from '../common/http/params';
+import { LedgerEntryResponse } from '../ledger/ledger-entry.dto';
+import { UPI_ID_MESSAGE, UPI_ID_PATTERN } from './upi-id';
+import { RegisterUserRequest, UserAccountResponse, UserResponse } from './user.dto';
+import type { User } from './user.entity';
+import { USER_SORT_KEYS, UsersService } from './users.service';
+
+@ApiTags('Users')
+@Controller('api/v1/users')
+export class UsersController {
+  constructor(private readonly users: UsersService) {}
+
+  @Public()
+  @Post()
+  @ApiOperation({ summary: 'Register a user with an opening balance' })
+  async register(@Body() body: RegisterUserRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    const user = await this.users.register(body);
+    void reply.status(201).header('Location', `/api/v1/users/${user.referenceId}`);
+    return UserResponse.of(user);
+  }
+
+  @Get()
+  @Roles(ROLE_ADMIN)
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'List all users (admin)' })
+  async list(@Query() query: Record<string, unknown>): Promise<Page<UserResponse>> {
+    const request = readPageRequest(query, { allowed: USER_SORT_KEYS, fallback: 'userId' });
+    const page = await this.users.list(request);
+    return { ...page, content: page.content.map(UserResponse.of) };
+  }
+
+  @Get('balance/:amount')
+  @Roles(ROLE_ADMIN)
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Users whose balance exceeds an amount (admin)' })
+  async aboveBalance(@Param('amount') amount: string): Promise<UserResponse[]> {
+    let threshold;
+    try {
+      threshold = parseMoney(amount);
+    } catch (error) {
+      if (error instanceof MoneyFormatError) throw invalidRequest(`amount ${error.message}, got "${amount}"`);
+      throw error;
+    }
+    return (await this.users.listWithBalanceAbove(threshold)).map(UserResponse.of);
+  }
+
+  @Get('upi/:upiId')
+  @ApiBearerAuth()
+  @ApiOperation({ summary: "The caller's own account, looked up by UPI ID" })
+  async byUpiId(@Param('upiId') upiId: string, @CurrentUser() caller: AuthenticatedUser) {
+    if (!UPI_ID_PATTERN.test(upiId) || upiId.length > 100) throw new ValidationError({ upiId: UPI_ID_MESSAGE });
+    const user = await this.users.findByUpiId(upiId);
+    return UserAccountResponse.of(ownedBy(caller, user, `No user with UPI ID ${upiId}`));
+  }
+
+  @Get(':id')
+  @ApiBearerAuth()
+  @ApiOperation({ summary: "The caller's own profile" })
+  async byReferenceId(@Param('id', UuidParamPipe) id: string, @CurrentUser() caller: AuthenticatedUser) {
+    const user = await this.users.findByReferenceId(id);
+    return UserResponse.of(ownedBy(caller, user, `No user with reference ID ${id}`));
+  }
+
+  @Get(':id/ledger')
+  @ApiBearerAuth()
+  @ApiOperation({ summary: "The caller's ledger entries, newest first" })
+  async ledger(
+    @Param('id', UuidParamPipe) id: string,
+    @Query() query: Record<string, unknown>,
+    @CurrentUser() caller: AuthenticatedUser,
+  ): Promise<Page<LedgerEntryResponse>> {
+    const bounds = readPageBounds(query);
+    const user = ownedBy(caller, await this.users.findByReferenceId(id), `No user with reference ID ${id}`);
+    const page = await this.users.ledgerOf(user, bounds);
+    return { ...page, content: page.content.map((entry) => LedgerEntryResponse.of(entry, user.referenceId)) };
+  }
+}
+
+/** Profiles and ledgers belong to their owner alone: unknown is 404, someone else's is 403. */
+function ownedBy(caller: AuthenticatedUser, user: User | null, notFound: string): User {
+  if (!user) throw new ApiError(ErrorCode.UserNotFound, notFound);
+  if (user.referenceId !== caller.referenceId || !isSameUpiId(user.upiId, caller.upiId)) {
+    throw forbidden('You may only access your own profile and ledger');
+  }
+  return user;
+}

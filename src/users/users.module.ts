@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { LedgerModule } from '../ledger/ledger.module';
+import { UpiVerificationService } from './upi-verification.service';
+import { UsersController } from './users.controller';
+import { UsersService } from './users.service';
+
+@Module({
+  imports: [LedgerModule],
+  controllers: [UsersController],
+  providers: [UsersService, UpiVerificationService],
+  exports: [UsersService, UpiVerificationService],
+})
+export class UsersModule {}

@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import type Big from 'big.js';
+import { DataSource, QueryFailedError, type Repository } from 'typeorm';
+import { ApiError } from '../common/errors/api-error';
+import { ErrorCode } from '../common/errors/error-code';
+import { type Page, type PageBounds, type PageRequest, toPage } from '../common/paging/page';
+import { LedgerService } from '../ledger/ledger.service';
+import { UpiVerificationService } from './upi-verification.service';
+import { User } from './user.entity';
+
+export const USER_SORT_KEYS = ['userId', 'name', 'upiId', 'balance', 'createdAt'] as const;
+export type UserSortKey = (typeof USER_SORT_KEYS)[number];
+
+const SORT_COLUMNS: Record<UserSortKey, string> = {
+  userId: 'u.id',
+  name: 'u.name',
+  upiId: 'u.upiId',
+  balance: 'u.balance',
+  createdAt: 'u.createdAt',
+};
+
+export interface NewUser {
+  name: string;
+  upiId: string;
+  phoneNumber: string;
+  balance: Big;
+}
+
+@Injectable()
+export class UsersService {
+  private readonly users: Repository<User>;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly ledger: LedgerService,
+    private readonly upiVerification: UpiVerificationService,
+  ) {
+    this.users = dataSource.getRepository(User);
+  }
+
+  /** The user and the opening CREDIT of their balance commit together, so balance = credits - debits from the start. */
+  async register(input: NewUser): Promise<User> {
+    await this.upiVerification.verify(input.upiId);
+    try {
+      return await this.dataSource.transaction(async (manager) => {
+        const users = manager.getRepository(User);
+        const user = await users.save(users.create({ ...input, referenceId: randomUUID() }));
+        await this.ledger.recordOpeningBalance(manager, user);
+        return user;
+      });
+    } catch (error) {
+      if (error instanceof QueryFailedError && (error.driverError as { code?: string }).code === '23505') {
+        throw new ApiError(ErrorCode.DuplicateUpiId, `UPI ID ${input.upiId} is already registered`);
+      }
+      throw error;
+    }
+  }
+
+  findByReferenceId(referenceId: string): Promise<User | null> {
+    return this.users.findOneBy({ referenceId });
+  }
+
+  findByUpiId(upiId: string): Promise<User | null> {
+    return this.users.createQueryBuilder('u').where('lower(u.upi_id) = lower(:upiId)', { upiId }).getOne();
+  }
+
+  async list(request: PageRequest<UserSortKey>): Promise<Page<User>> {
+    const [content, total] = await this.users
+      .createQueryBuilder('u')
+      .orderBy(SORT_COLUMNS[request.sortBy], 'ASC')
+      .addOrderBy('u.id', 'ASC')
+      .offset(request.page * request.size)
+      .limit(request.size)
+      .getManyAndCount();
+    return toPage(content, request, total);
+  }
+
+  listWithBalanceAbove(threshold: Big): Promise<User[]> {
+    return this.users
+      .createQueryBuilder('u')
+      .where('u.balance > :threshold', { threshold: threshold.toFixed(4) })
+      .orderBy('u.id', 'ASC')
+      .getMany();
+  }
+
+  ledgerOf(user: User, bounds: PageBounds) {
+    return this.ledger.history(user.id, bounds);
+  }
+}

@@ -1,0 +1,32 @@
+import { chmodSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Logger } from '@nestjs/common';
+import { createDataSource, migrateAndVerify } from '../../src/database/data-source';
+import { EmbeddedDatabase } from '../../src/database/embedded-postgres';
+
+/**
+ * One real PostgreSQL for the whole run: TEST_DATABASE_URL when given, otherwise an
+ * embedded one in a temporary directory with fsync off. Migrations run once, here.
+ */
+export default async function globalSetup(): Promise<void> {
+  Logger.overrideLogger(['error']);
+  let url = process.env.TEST_DATABASE_URL;
+  if (!url) {
+    const dataDir = mkdtempSync(join(tmpdir(), 'payments-test-'));
+    // Embedded PostgreSQL runs as the postgres user when we are root: let it reach its directory.
+    chmodSync(dataDir, 0o755);
+    const database = new EmbeddedDatabase({ dataDir, fsync: false });
+    url = await database.start();
+    (globalThis as { testDatabase?: EmbeddedDatabase }).testDatabase = database;
+    process.env.TEST_DATABASE_URL = url;
+    process.env.TEST_DATA_DIR = dataDir;
+  }
+  const dataSource = createDataSource(url, 2);
+  await dataSource.initialize();
+  try {
+    await migrateAndVerify(dataSource);
+  } finally {
+    await dataSource.destroy();
+  }
+}

@@ -1,0 +1,32 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createApp } from '../../src/app';
+import { loadConfig } from '../../src/config/app-config';
+import { ApiClient } from './api-client';
+
+export interface TestApp {
+  api: ApiClient;
+  app: NestFastifyApplication;
+  close(): Promise<void>;
+}
+
+/** The real service over real HTTP on 127.0.0.1, against the run's PostgreSQL. */
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const databaseUrl = process.env.TEST_DATABASE_URL;
+  if (!databaseUrl) throw new Error('TEST_DATABASE_URL is not set: run the tests through jest (global setup)');
+  const config = loadConfig({
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'payments-app-')),
+    JWT_SECRET: 'test-secret-that-is-at-least-32-bytes-long!',
+    LOG_LEVEL: 'fatal',
+    DB_POOL_SIZE: '10',
+    ...env,
+  });
+  const app = await createApp(config);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.getHttpServer().address();
+  if (!address || typeof address === 'string') throw new Error('test app has no TCP address');
+  return { api: new ApiClient(`http://127.0.0.1:${address.port}`), app, close: () => app.close() };
+}
