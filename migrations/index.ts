@@ -1,4 +1,5 @@
 import { CreateUsersAndLedger1764000000000 } from './1764000000000-create-users-and-ledger';
+import { CreateTransfers1764000100000 } from './1764000100000-create-transfers';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests load the same set. */
-export const MIGRATIONS = [CreateUsersAndLedger1764000000000];
+export const MIGRATIONS = [CreateUsersAndLedger1764000000000, CreateTransfers1764000100000];

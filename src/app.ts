@@ -1,27 +1,16 @@
 import 'reflect-metadata';
-import { Logger, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
+import { applyLogLevel } from './common/logging';
 import type { AppConfig } from './config/app-config';
 import { BODY_LIMIT_BYTES, configureFastify, requestIdFor } from './common/http/fastify-setup';
 import { createValidationPipe } from './common/http/validation';
 import { openDatabase } from './database/database.module';
 
-const NEST_LOG_LEVELS: Record<string, LogLevel[]> = {
-  fatal: ['fatal'],
-  error: ['fatal', 'error'],
-  warn: ['fatal', 'error', 'warn'],
-  info: ['fatal', 'error', 'warn', 'log'],
-  debug: ['fatal', 'error', 'warn', 'log', 'debug'],
-  trace: ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'],
-  silent: [],
-};
-
 /** Builds the whole service (database first), ready to listen. Used by main.ts and by the tests. */
 export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
-  const logLevels = NEST_LOG_LEVELS[config.logLevel];
-  Logger.overrideLogger(logLevels);
+  const logLevels = applyLogLevel(config.logLevel);
   const database = await openDatabase(config);
   const adapter = new FastifyAdapter({
     genReqId: requestIdFor,

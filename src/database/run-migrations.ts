@@ -1,9 +1,12 @@
+import { applyLogLevel } from '../common/logging';
 import { loadConfig } from '../config/app-config';
 import { openDatabase } from './database.module';
 
 /** `npm run migration:run`: apply pending migrations and verify the schema, then exit. */
 async function runMigrations(): Promise<void> {
-  const { dataSource, embedded } = await openDatabase(loadConfig());
+  const config = loadConfig();
+  applyLogLevel(config.logLevel);
+  const { dataSource, embedded } = await openDatabase(config);
   await dataSource.destroy();
   await embedded?.stop();
   console.log('Database schema is up to date');

@@ -1,6 +1,7 @@
 import type Big from 'big.js';
 import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import { moneyColumn } from '../database/money.transformer';
+import { Transaction } from '../transactions/transaction.entity';
 import { User } from '../users/user.entity';
 
 export enum EntryType {
@@ -15,6 +16,7 @@ export enum EntryType {
 @Check('ck_ledger_entries_balance_after_non_negative', '"balance_after" >= 0')
 // Served by the ledger history query: (user, newest first).
 @Index('ix_ledger_entries_user_created', { synchronize: false })
+@Index('ix_ledger_entries_transaction', { synchronize: false })
 export class LedgerEntry {
   @PrimaryGeneratedColumn('identity', {
     type: 'bigint',
@@ -26,9 +28,17 @@ export class LedgerEntry {
   @Column({ name: 'user_id', type: 'bigint' })
   userId: string;
 
-  @ManyToOne(() => User, { onDelete: 'RESTRICT', createForeignKeyConstraints: true })
+  @ManyToOne(() => User, { onDelete: 'RESTRICT' })
   @JoinColumn({ name: 'user_id', foreignKeyConstraintName: 'fk_ledger_entries_user' })
   user?: User;
+
+  /** Null for an opening balance, which has no transfer behind it. */
+  @Column({ name: 'transaction_id', type: 'bigint', nullable: true })
+  transactionId: string | null;
+
+  @ManyToOne(() => Transaction, { onDelete: 'RESTRICT' })
+  @JoinColumn({ name: 'transaction_id', foreignKeyConstraintName: 'fk_ledger_entries_transaction' })
+  transaction?: Transaction;
 
   @Column({ name: 'transaction_reference_id', type: 'uuid' })
   transactionReferenceId: string;

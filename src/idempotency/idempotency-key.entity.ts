@@ -1,0 +1,48 @@
+import { Check, Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+
+export enum IdempotencyStatus {
+  Initiated = 'INITIATED',
+  Processing = 'PROCESSING',
+  Success = 'SUCCESS',
+  Failed = 'FAILED',
+}
+
+/** One stored outcome per (user, key): the request hash, and the exact response to replay. */
+@Entity({ name: 'idempotency_keys' })
+@Check('ck_idempotency_keys_status', `"status" IN ('INITIATED', 'PROCESSING', 'SUCCESS', 'FAILED')`)
+@Index('uq_idempotency_keys_owner_key', ['ownerUpiId', 'key'], { unique: true })
+export class IdempotencyKey {
+  @PrimaryGeneratedColumn('identity', {
+    type: 'bigint',
+    generatedIdentity: 'ALWAYS',
+    primaryKeyConstraintName: 'pk_idempotency_keys',
+  })
+  id: string;
+
+  /** Lower-cased UPI ID of the caller; keys are scoped per user. */
+  @Column({ name: 'owner_upi_id', type: 'varchar', length: 100 })
+  ownerUpiId: string;
+
+  @Column({ name: 'idempotency_key', type: 'varchar', length: 255 })
+  key: string;
+
+  /** SHA-256 (hex) of the canonical request body. */
+  @Column({ name: 'request_hash', type: 'char', length: 64 })
+  requestHash: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  status: IdempotencyStatus;
+
+  @Column({ name: 'response_status', type: 'integer', nullable: true })
+  responseStatus: number | null;
+
+  @Column({ name: 'response_body', type: 'text', nullable: true })
+  responseBody: string | null;
+
+  @Index('ix_idempotency_keys_created')
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz', default: () => 'now()' })
+  updatedAt: Date;
+}

@@ -1,0 +1,59 @@
+import type Big from 'big.js';
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { moneyColumn } from '../database/money.transformer';
+import { User } from '../users/user.entity';
+
+/** Written only by the transfer function (transfer.sql); the ORM reads it. */
+@Entity({ name: 'transactions' })
+@Check('ck_transactions_amount_positive', '"amount" > 0')
+@Check('ck_transactions_not_self', '"sender_id" <> "receiver_id"')
+// Served by the list query: (party, newest first).
+@Index('ix_transactions_sender_created', { synchronize: false })
+@Index('ix_transactions_receiver_created', { synchronize: false })
+export class Transaction {
+  @PrimaryGeneratedColumn('identity', {
+    type: 'bigint',
+    generatedIdentity: 'ALWAYS',
+    primaryKeyConstraintName: 'pk_transactions',
+  })
+  id: string;
+
+  @Index('uq_transactions_reference_id', { unique: true })
+  @Column({ name: 'reference_id', type: 'uuid' })
+  referenceId: string;
+
+  @Column({ name: 'sender_id', type: 'bigint' })
+  senderId: string;
+
+  @ManyToOne(() => User, { onDelete: 'RESTRICT' })
+  @JoinColumn({ name: 'sender_id', foreignKeyConstraintName: 'fk_transactions_sender' })
+  sender?: User;
+
+  @Column({ name: 'receiver_id', type: 'bigint' })
+  receiverId: string;
+
+  @ManyToOne(() => User, { onDelete: 'RESTRICT' })
+  @JoinColumn({ name: 'receiver_id', foreignKeyConstraintName: 'fk_transactions_receiver' })
+  receiver?: User;
+
+  @Column({ name: 'sender_upi_id', type: 'varchar', length: 100 })
+  senderUpiId: string;
+
+  @Column({ name: 'receiver_upi_id', type: 'varchar', length: 100 })
+  receiverUpiId: string;
+
+  @Column(moneyColumn())
+  amount: Big;
+
+  @Column({ type: 'varchar', length: 16, default: 'COMPLETED' })
+  status: string;
+
+  @Column({ type: 'varchar', length: 16, default: 'TRANSFER' })
+  type: string;
+
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  note: string | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
+  createdAt: Date;
+}
