@@ -1,5 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
+import { ScheduleModule } from '@nestjs/schedule';
 import { AuthModule } from './auth/auth.module';
 import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
@@ -7,6 +8,7 @@ import { ProblemFilter } from './common/errors/problem.filter';
 import { DatabaseModule } from './database/database.module';
 import type { openDatabase } from './database/database.module';
 import { LedgerModule } from './ledger/ledger.module';
+import { TransactionsModule } from './transactions/transactions.module';
 import { UsersModule } from './users/users.module';
 
 @Module({})
@@ -14,7 +16,15 @@ export class AppModule {
   static forRoot(config: AppConfig, database: Awaited<ReturnType<typeof openDatabase>>): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot(database), LedgerModule, UsersModule, AuthModule],
+      imports: [
+        ConfigModule.forRoot(config),
+        DatabaseModule.forRoot(database),
+        ScheduleModule.forRoot(),
+        LedgerModule,
+        UsersModule,
+        AuthModule,
+        TransactionsModule,
+      ],
       providers: [{ provide: APP_FILTER, useClass: ProblemFilter }],
     };
   }

@@ -1,0 +1,29 @@
+import { createHash } from 'node:crypto';
+import { ApiError } from '../common/errors/api-error';
+import { ErrorCode } from '../common/errors/error-code';
+
+export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
+export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
+const KEY_PATTERN = /^[A-Za-z0-9_.:-]{1,255}$/;
+
+/** The Idempotency-Key header: required, 1-255 characters of [A-Za-z0-9_.:-] (400 otherwise). */
+export function readIdempotencyKey(header: string | string[] | undefined): string {
+  if (header === undefined || header === '') {
+    throw new ApiError(ErrorCode.IdempotencyKeyMissing, `The ${IDEMPOTENCY_KEY_HEADER} header is required`);
+  }
+  if (typeof header !== 'string' || !KEY_PATTERN.test(header)) {
+    throw new ApiError(
+      ErrorCode.IdempotencyKeyInvalid,
+      `The ${IDEMPOTENCY_KEY_HEADER} header must be 1 to 255 characters of letters, digits, "_", ".", ":" or "-"`,
+    );
+  }
+  return header;
+}
+
+/** SHA-256 of a canonical form, so equal requests hash equally whatever their key order or number format. */
+export function requestHash(canonical: Record<string, string | null>): string {
+  const ordered = Object.keys(canonical)
+    .sort()
+    .map((name) => [name, canonical[name]]);
+  return createHash('sha256').update(JSON.stringify(ordered)).digest('hex');
+}

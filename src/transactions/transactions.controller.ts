@@ -1,0 +1,72 @@
+import { Body, Controller, Get, Headers, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { type AuthenticatedUser, CurrentUser } from '../auth/auth.decorators';
+import { UuidParamPipe } from '../common/http/params';
+import { type Page, readPageRequest } from '../common/paging/page';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from '../idempotency/idempotency-key';
+import { TransactionResponse } from './transaction.dto';
+import { TRANSACTION_SORT_KEYS, TransactionsService } from './transactions.service';
+import { TransferRequest } from './transfer.dto';
+import { TransferService } from './transfer.service';
+
+@ApiTags('Transactions')
+@ApiBearerAuth()
+@Controller('api/v1/transactions')
+export class TransactionsController {
+  constructor(
+    private readonly transfers: TransferService,
+    private readonly transactions: TransactionsService,
+  ) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Move money from the caller to another user, exactly once per Idempotency-Key' })
+  @ApiHeader({ name: IDEMPOTENCY_KEY_HEADER, required: true, description: '1-255 characters of [A-Za-z0-9_.:-]' })
+  @ApiBody({ type: TransferRequest })
+  async create(
+    @Body() body: unknown,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @CurrentUser() caller: AuthenticatedUser,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const outcome = await this.transfers.transfer({
+      caller,
+      body,
+      idempotencyKey,
+      instance: request.url.split('?')[0],
+      requestId: String(request.id),
+    });
+    if (outcome.status === 201) {
+      const { referenceId } = JSON.parse(outcome.body) as { referenceId: string };
+      void reply.header('Location', `/api/v1/transactions/${referenceId}`);
+    }
+    if (outcome.replayed) void reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
+    // The body is already JSON text (written by the transfer function): sent as is, never re-serialized.
+    void reply
+      .status(outcome.status)
+      .type(outcome.status < 400 ? 'application/json; charset=utf-8' : 'application/problem+json; charset=utf-8')
+      .send(outcome.body);
+  }
+
+  @Get('user/:upiId')
+  @ApiOperation({ summary: "The caller's transactions, sent and received, newest first" })
+  async list(
+    @Param('upiId') upiId: string,
+    @Query() query: Record<string, unknown>,
+    @CurrentUser() caller: AuthenticatedUser,
+  ): Promise<Page<TransactionResponse>> {
+    const request = readPageRequest(query, { allowed: TRANSACTION_SORT_KEYS, fallback: 'createdAt' });
+    const page = await this.transactions.listFor(upiId, caller, request);
+    return { ...page, content: page.content.map(TransactionResponse.of) };
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'One transaction, readable by its sender and receiver' })
+  async get(
+    @Param('id', UuidParamPipe) id: string,
+    @CurrentUser() caller: AuthenticatedUser,
+  ): Promise<TransactionResponse> {
+    return TransactionResponse.of(await this.transactions.get(id, caller));
+  }
+}

@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { LedgerModule } from '../ledger/ledger.module';
+import { OutboxModule } from '../outbox/outbox.module';
+import { UsersModule } from '../users/users.module';
+import { TransactionsController } from './transactions.controller';
+import { TransactionsService } from './transactions.service';
+import { TransferRateLimiter } from './transfer-rate-limiter';
+import { TransferRepository } from './transfer.repository';
+import { TransferService } from './transfer.service';
+
+@Module({
+  imports: [UsersModule, LedgerModule, IdempotencyModule, OutboxModule],
+  controllers: [TransactionsController],
+  providers: [TransferService, TransactionsService, TransferRepository, TransferRateLimiter],
+})
+export class TransactionsModule {}

@@ -1,0 +1,34 @@
+import { Injectable } from '@nestjs/common';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { ApiError } from '../common/errors/api-error';
+import { ErrorCode } from '../common/errors/error-code';
+import { AppConfig } from '../config/app-config';
+
+/**
+ * RATE_LIMIT_PER_SECOND transfers per second per user. Counters are per process: with N
+ * instances a user can reach N times the limit (README: rate-limiter-flexible's
+ * RateLimiterPostgres or RateLimiterRedis share them).
+ */
+@Injectable()
+export class TransferRateLimiter {
+  private readonly limiter: RateLimiterMemory;
+  rejected = 0;
+
+  constructor(private readonly config: AppConfig) {
+    this.limiter = new RateLimiterMemory({ points: config.rateLimitPerSecond, duration: 1 });
+  }
+
+  async consume(upiId: string): Promise<void> {
+    try {
+      await this.limiter.consume(upiId.toLowerCase());
+    } catch (error) {
+      if (!(error instanceof RateLimiterRes)) throw error;
+      this.rejected += 1;
+      throw new ApiError(
+        ErrorCode.RateLimitExceeded,
+        `Too many transfers: the limit is ${this.config.rateLimitPerSecond} requests per second per user`,
+        { headers: { 'Retry-After': '1' } },
+      );
+    }
+  }
+}

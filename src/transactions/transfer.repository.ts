@@ -1,0 +1,62 @@
+import { Injectable } from '@nestjs/common';
+import type { Pool } from 'pg';
+import { DataSource } from 'typeorm';
+
+export interface TransferCall {
+  owner: string;
+  idempotencyKey: string;
+  requestHash: string;
+  senderUpiId: string;
+  receiverUpiId: string;
+  amount: string;
+  note: string | null;
+  referenceId: string;
+  eventId: string;
+  errorsBaseUrl: string;
+  instance: string;
+  requestId: string;
+}
+
+export interface TransferResult {
+  status: number;
+  /** The stored response body (JSON text); null when the key was reused for another request. */
+  body: string | null;
+  replayed: boolean;
+}
+
+/**
+ * The hot path: one prepared statement, one round trip, straight on the pg pool.
+ * The function (migrations/*-transfer-function.ts) does the locking, the checks,
+ * the writes and the idempotency record in a single transaction.
+ */
+@Injectable()
+export class TransferRepository {
+  private readonly pool: Pool;
+
+  constructor(dataSource: DataSource) {
+    this.pool = (dataSource.driver as unknown as { master: Pool }).master;
+  }
+
+  async execute(call: TransferCall): Promise<TransferResult> {
+    const result = await this.pool.query<{ response_status: number; response_body: string | null; replayed: boolean }>({
+      name: 'transfer_funds',
+      text: 'SELECT response_status, response_body, replayed FROM transfer_funds($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
+      values: [
+        call.owner,
+        call.idempotencyKey,
+        call.requestHash,
+        call.senderUpiId,
+        call.receiverUpiId,
+        call.amount,
+        call.note,
+        call.referenceId,
+        call.eventId,
+        call.errorsBaseUrl,
+        call.instance,
+        call.requestId,
+      ],
+    });
+    const row = result.rows[0];
+    return { status: row.response_status, body: row.response_body, replayed: row.replayed };
+  }
+}

@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { QueryFailedError } from 'typeorm';
+import { type AuthenticatedUser, isSameUpiId } from '../auth/auth.decorators';
+import { ApiError, forbidden } from '../common/errors/api-error';
+import { ErrorCode } from '../common/errors/error-code';
+import { createValidationPipe } from '../common/http/validation';
+import { formatMoney } from '../common/money/money';
+import { AppConfig } from '../config/app-config';
+import { readIdempotencyKey, requestHash } from '../idempotency/idempotency-key';
+import { OutboxRelay } from '../outbox/outbox-relay.service';
+import { UpiVerificationService } from '../users/upi-verification.service';
+import { TransferRateLimiter } from './transfer-rate-limiter';
+import { TransferRepository } from './transfer.repository';
+import { TransferRequest } from './transfer.dto';
+
+export interface TransferCommand {
+  caller: AuthenticatedUser;
+  body: unknown;
+  idempotencyKey: string | string[] | undefined;
+  instance: string;
+  requestId: string;
+}
+
+export interface TransferOutcome {
+  status: number;
+  /** JSON text: the transaction (201) or a problem; replays return the stored text byte for byte. */
+  body: string;
+  replayed: boolean;
+}
+
+const LOCK_NOT_AVAILABLE = '55P03';
+const NUMERIC_OVERFLOW = '22003';
+
+/** Endpoint 7, in the order ARCHITECTURE.md sets: identity, rate limit, validation, then one transaction. */
+@Injectable()
+export class TransferService {
+  private readonly validation = createValidationPipe();
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly rateLimiter: TransferRateLimiter,
+    private readonly repository: TransferRepository,
+    private readonly upiVerification: UpiVerificationService,
+    private readonly outbox: OutboxRelay,
+  ) {}
+
+  async transfer(command: TransferCommand): Promise<TransferOutcome> {
+    assertSenderIsCaller(command.body, command.caller);
+    await this.rateLimiter.consume(command.caller.upiId);
+    const idempotencyKey = readIdempotencyKey(command.idempotencyKey);
+    const request = (await this.validation.transform(command.body, {
+      type: 'body',
+      metatype: TransferRequest,
+    })) as TransferRequest;
+    await this.upiVerification.verify(request.receiverUpiId);
+
+    const amount = formatMoney(request.amount);
+    const note = request.note ?? null;
+    const result = await this.execute({
+      owner: command.caller.upiId.toLowerCase(),
+      idempotencyKey,
+      requestHash: requestHash({
+        senderUpiId: request.senderUpiId.toLowerCase(),
+        receiverUpiId: request.receiverUpiId.toLowerCase(),
+        amount,
+        note,
+      }),
+      senderUpiId: request.senderUpiId,
+      receiverUpiId: request.receiverUpiId,
+      amount,
+      note,
+      referenceId: randomUUID(),
+      eventId: randomUUID(),
+      errorsBaseUrl: this.config.errorsBaseUrl,
+      instance: command.instance,
+      requestId: command.requestId,
+    });
+    if (result.body === null) {
+      throw new ApiError(
+        ErrorCode.IdempotencyKeyReused,
+        'This Idempotency-Key was already used for a different request; use a new key for a new transfer',
+      );
+    }
+    if (result.status === 201 && !result.replayed) this.outbox.nudge();
+    return { status: result.status, body: result.body, replayed: result.replayed };
+  }
+
+  private async execute(call: Parameters<TransferRepository['execute']>[0]) {
+    try {
+      return await this.repository.execute(call);
+    } catch (error) {
+      const code =
+        (error as { code?: string }).code ?? ((error as QueryFailedError).driverError as { code?: string })?.code;
+      if (code === LOCK_NOT_AVAILABLE) {
+        throw new ApiError(
+          ErrorCode.IdempotencyKeyInFlight,
+          'A request with this Idempotency-Key is still being processed; retry shortly',
+        );
+      }
+      if (code === NUMERIC_OVERFLOW) {
+        throw new ApiError(
+          ErrorCode.ValidationFailed,
+          'The receiver balance would exceed the largest supported amount',
+          {
+            errors: { amount: 'would overflow the receiver balance' },
+          },
+        );
+      }
+      throw error;
+    }
+  }
+}
+
+/** Rule 1: only the caller may send from their account; checked before anything is locked or written. */
+function assertSenderIsCaller(body: unknown, caller: AuthenticatedUser): void {
+  const sender = (body as { senderUpiId?: unknown } | null)?.senderUpiId;
+  if (typeof sender === 'string' && !isSameUpiId(sender, caller.upiId)) {
+    throw forbidden('senderUpiId must be the UPI ID of the authenticated user');
+  }
+}
