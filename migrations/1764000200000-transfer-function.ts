@@ -36,7 +36,7 @@ export class TransferFunction1764000200000 implements MigrationInterface {
         p_errors_base text,
         p_instance text,
         p_request_id text
-      ) RETURNS TABLE ("response_status" integer, "response_body" text, "replayed" boolean, "reference_id" uuid)
+      ) RETURNS TABLE ("response_status" integer, "response_body" text, "replayed" boolean)
       LANGUAGE plpgsql AS $$
       DECLARE
         v_key_id bigint;
@@ -68,9 +68,9 @@ export class TransferFunction1764000200000 implements MigrationInterface {
           WHERE owner_upi_id = p_owner AND idempotency_key = p_idempotency_key;
           IF v_stored.request_hash <> p_request_hash THEN
             -- Not stored: the caller reused a key for a different request.
-            RETURN QUERY SELECT 400, NULL::text, false, NULL::uuid;
+            RETURN QUERY SELECT 400, NULL::text, false;
           ELSE
-            RETURN QUERY SELECT v_stored.response_status, v_stored.response_body, true, NULL::uuid;
+            RETURN QUERY SELECT v_stored.response_status, v_stored.response_body, true;
           END IF;
           RETURN;
         END IF;
@@ -125,13 +125,13 @@ export class TransferFunction1764000200000 implements MigrationInterface {
             VALUES (p_event_id, 'TransferCompleted', v_sender.upi_id, format(
               '{"eventId":"%s","eventType":"TransferCompleted","occurredAt":"%s","transactionId":%s,"transactionReferenceId":"%s","senderUpiId":%s,"receiverUpiId":%s,"amount":"%s","currency":"INR","note":%s}',
               p_event_id, v_created_at, v_transaction_id, p_reference_id,
-              to_json(v_sender.upi_id)::text, to_json(v_receiver.upi_id)::text, p_amount, to_json(p_note)::text), v_now);
+              to_json(v_sender.upi_id)::text, to_json(v_receiver.upi_id)::text, p_amount, coalesce(to_json(p_note)::text, 'null')), v_now);
 
             v_status := 201;
             v_body := format(
               '{"transactionId":%s,"referenceId":"%s","senderUpiId":%s,"receiverUpiId":%s,"amount":%s,"status":"COMPLETED","type":"TRANSFER","note":%s,"createdAt":"%s"}',
               v_transaction_id, p_reference_id, to_json(v_sender.upi_id)::text, to_json(v_receiver.upi_id)::text,
-              p_amount, to_json(p_note)::text, v_created_at);
+              p_amount, coalesce(to_json(p_note)::text, 'null'), v_created_at);
           END IF;
         END IF;
 
@@ -139,7 +139,7 @@ export class TransferFunction1764000200000 implements MigrationInterface {
         SET status = CASE WHEN v_status = 201 THEN 'SUCCESS' ELSE 'FAILED' END,
             response_status = v_status, response_body = v_body, updated_at = v_now
         WHERE id = v_key_id;
-        RETURN QUERY SELECT v_status, v_body, false, CASE WHEN v_status = 201 THEN p_reference_id END;
+        RETURN QUERY SELECT v_status, v_body, false;
       END
       $$`);
   }
