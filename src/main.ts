@@ -1,8 +1,11 @@
+import { existsSync } from 'node:fs';
 import { Logger } from '@nestjs/common';
 import { createApp } from './app';
 import { ConfigError, loadConfig } from './config/app-config';
 
 async function main(): Promise<void> {
+  // Variables already in the environment win over the file.
+  if (existsSync('.env')) process.loadEnvFile('.env');
   const config = loadConfig();
   const app = await createApp(config);
   try {
