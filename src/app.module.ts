@@ -8,6 +8,7 @@ import { ProblemFilter } from './common/errors/problem.filter';
 import { DatabaseModule } from './database/database.module';
 import type { openDatabase } from './database/database.module';
 import { LedgerModule } from './ledger/ledger.module';
+import { MetricsModule } from './metrics/metrics.module';
 import { TransactionsModule } from './transactions/transactions.module';
 import { UsersModule } from './users/users.module';
 
@@ -20,6 +21,7 @@ export class AppModule {
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(database),
         ScheduleModule.forRoot(),
+        MetricsModule,
         LedgerModule,
         UsersModule,
         AuthModule,
