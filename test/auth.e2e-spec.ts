@@ -1,5 +1,4 @@
 import { startTestApp, type TestApp } from './support/test-app';
-import { expectProblem } from './support/problem';
 
 describe('POST /api/v1/auth/login', () => {
   let t: TestApp;
