@@ -33,7 +33,8 @@ export function parseMoney(text: string): Big {
   if (exponent && Math.abs(Number(exponent[1])) > MAX_INTEGER_DIGITS + MONEY_SCALE) {
     throw new MoneyFormatError('has an exponent beyond the supported precision');
   }
-  const value = new Money(trimmed).round(MONEY_SCALE, Big.roundHalfEven);
+  // big.js accepts a leading '-' but not '+'.
+  const value = new Money(trimmed.replace(/^\+/, '')).round(MONEY_SCALE, Big.roundHalfEven);
   if (value.abs().gt(MAX_STORABLE)) {
     throw new MoneyFormatError('exceeds the supported precision (19 digits, 4 decimals)');
   }

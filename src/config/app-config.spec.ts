@@ -1,0 +1,97 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from './app-config';
+
+const SECRET = 'a-test-secret-that-is-32-bytes-long!!';
+
+function freshDataDir(): string {
+  return mkdtempSync(join(tmpdir(), 'payments-config-'));
+}
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig({ DATA_DIR: freshDataDir(), JWT_SECRET: SECRET, ...env });
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('loadConfig', () => {
+  it('applies the CONTRACTS.md defaults', () => {
+    const config = loadConfig({ DATA_DIR: freshDataDir(), JWT_SECRET: SECRET });
+    expect(config).toEqual(
+      expect.objectContaining({
+        port: 8080,
+        databaseUrl: undefined,
+        jwtExpirationMs: 3_600_000,
+        rateLimitPerSecond: 10,
+        idempotencyTtlHours: 24,
+        kafkaBrokers: [],
+        kafkaTopic: 'payments.transfer-completed',
+        kafkaReplicationFactor: 1,
+        upiVerificationUrl: undefined,
+        upiVerificationTimeoutMs: 2000,
+        insightsEnabled: true,
+        aiModel: 'gpt-4o-mini',
+        aiTimeoutMs: 3000,
+        errorsBaseUrl: 'https://errors.payments.local',
+        logLevel: 'info',
+      }),
+    );
+    expect([...config.adminUpiIds]).toEqual([]);
+  });
+
+  it('reads admin UPI IDs case-insensitively and Kafka brokers as a list', () => {
+    const config = loadConfig({
+      DATA_DIR: freshDataDir(),
+      JWT_SECRET: SECRET,
+      ADMIN_UPI_IDS: ' Root@OkBank, ops@ybl ,',
+      KAFKA_BROKERS: 'a:9092, b:9092',
+    });
+    expect([...config.adminUpiIds]).toEqual(['root@okbank', 'ops@ybl']);
+    expect(config.kafkaBrokers).toEqual(['a:9092', 'b:9092']);
+  });
+
+  it.each([
+    ['PORT', 'eighty'],
+    ['PORT', '70000'],
+    ['DATABASE_URL', 'mysql://localhost/db'],
+    ['JWT_EXPIRATION_MS', '-5'],
+    ['RATE_LIMIT_PER_SECOND', '0'],
+    ['IDEMPOTENCY_TTL_HOURS', '1.5'],
+    ['KAFKA_REPLICATION_FACTOR', 'three'],
+    ['UPI_VERIFICATION_URL', 'not a url'],
+    ['INSIGHTS_ENABLED', 'maybe'],
+    ['AI_BASE_URL', 'ftp://model'],
+    ['LOG_LEVEL', 'loud'],
+    ['JWT_SECRET', 'short'],
+  ])('refuses %s=%j with a message naming the variable', (name, value) => {
+    const problems = problemsOf({ [name]: value });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain(name);
+  });
+
+  it('reports every bad variable at once', () => {
+    expect(problemsOf({ PORT: 'x', LOG_LEVEL: 'y' })).toEqual([
+      expect.stringContaining('PORT'),
+      expect.stringContaining('LOG_LEVEL'),
+    ]);
+  });
+
+  it('requires JWT_SECRET in production', () => {
+    expect(() => loadConfig({ DATA_DIR: freshDataDir(), NODE_ENV: 'production' })).toThrow(/JWT_SECRET is required/);
+    expect(loadConfig({ DATA_DIR: freshDataDir(), NODE_ENV: 'production', JWT_SECRET: SECRET }).jwtSecret).toBe(SECRET);
+  });
+
+  it('generates a development secret once per DATA_DIR and keeps it', () => {
+    const dataDir = freshDataDir();
+    const first = loadConfig({ DATA_DIR: dataDir }).jwtSecret;
+    expect(Buffer.byteLength(first)).toBeGreaterThanOrEqual(32);
+    expect(loadConfig({ DATA_DIR: dataDir }).jwtSecret).toBe(first);
+    expect(readFileSync(join(dataDir, 'jwt-secret'), 'utf8').trim()).toBe(first);
+    expect(loadConfig({ DATA_DIR: freshDataDir() }).jwtSecret).not.toBe(first);
+  });
+});
