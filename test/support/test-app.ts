@@ -5,6 +5,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config/app-config';
 import { ApiClient } from './api-client';
+import { TEST_JWT_SECRET } from './jwt';
 
 export interface TestApp {
   api: ApiClient;
@@ -19,7 +20,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   const config = loadConfig({
     DATABASE_URL: databaseUrl,
     DATA_DIR: mkdtempSync(join(tmpdir(), 'payments-app-')),
-    JWT_SECRET: 'test-secret-that-is-at-least-32-bytes-long!',
+    JWT_SECRET: TEST_JWT_SECRET,
     LOG_LEVEL: 'fatal',
     DB_POOL_SIZE: '10',
     ...env,

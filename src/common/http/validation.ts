@@ -1,17 +1,25 @@
-import { ValidationPipe, type ValidationError as ClassValidatorError } from '@nestjs/common';
-import { ValidationError } from '../errors/api-error';
+import { type ArgumentMetadata, ValidationPipe, type ValidationError as ClassValidatorError } from '@nestjs/common';
+import { invalidRequest, ValidationError } from '../errors/api-error';
 
-/** Body validation: 422 with a field → message map, unknown fields dropped. */
+/**
+ * Body validation: 422 with a field → message map, unknown fields dropped. A body that is
+ * not a JSON object at all (an array, a string, null) is a type mismatch: 400.
+ */
+class RequestValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
+    if (metadata.type === 'body' && !isObject) throw invalidRequest('The request body must be a JSON object');
+    return super.transform(value, metadata);
+  }
+}
+
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new RequestValidationPipe({
     transform: true,
     whitelist: true,
     forbidUnknownValues: true,
     validationError: { target: false, value: false },
-    exceptionFactory: (errors) => {
-      const fields = flattenErrors(errors);
-      return new ValidationError(Object.keys(fields).length > 0 ? fields : { body: 'must be a JSON object' });
-    },
+    exceptionFactory: (errors) => new ValidationError(flattenErrors(errors)),
   });
 }
 
