@@ -33,6 +33,10 @@ export function uniqueUpiId(prefix = 'user'): string {
   return `${prefix}.${process.pid}.${sequence}.${randomBytes(3).toString('hex')}@okbank`;
 }
 
+export function newIdempotencyKey(): string {
+  return `key-${randomBytes(12).toString('hex')}`;
+}
+
 export function randomPhone(): string {
   return String(6_000_000_000 + Math.floor(Math.random() * 3_999_999_999));
 }
@@ -62,6 +66,21 @@ export class ApiClient {
 
   post<T = any>(path: string, body: unknown, options: Omit<RequestOptions, 'body'> = {}) {
     return this.request<T>('POST', path, { ...options, body });
+  }
+
+  /** POST /api/v1/transactions as `sender`, with a fresh Idempotency-Key unless one is given. */
+  transfer(
+    sender: { upiId: string; token: string },
+    receiverUpiId: string,
+    amount: number | string,
+    options: { key?: string; note?: string; senderUpiId?: string } = {},
+  ) {
+    const body: Record<string, unknown> = { senderUpiId: options.senderUpiId ?? sender.upiId, receiverUpiId, amount };
+    if (options.note !== undefined) body.note = options.note;
+    return this.post('/api/v1/transactions', body, {
+      token: sender.token,
+      headers: { 'idempotency-key': options.key ?? newIdempotencyKey() },
+    });
   }
 
   async login(upiId: string): Promise<string> {

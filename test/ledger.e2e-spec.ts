@@ -1,0 +1,99 @@
+import { expectProblem } from './support/problem';
+import { startTestApp, type TestApp } from './support/test-app';
+
+describe('GET /api/v1/users/{id}/ledger', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('lists DEBIT and CREDIT entries newest first, with balances before and after', async () => {
+    const [alice, bob] = await Promise.all([t.api.registerUser({ balance: 500 }), t.api.registerUser({ balance: 0 })]);
+    const first = await t.api.transfer(alice, bob.upiId, '120.5');
+    const second = await t.api.transfer(bob, alice.upiId, 20);
+    expect([first.status, second.status]).toEqual([201, 201]);
+
+    const ledger = await t.api.get(`/api/v1/users/${alice.referenceId}/ledger`, alice.token);
+    expect(ledger.status).toBe(200);
+    expect(ledger.body).toEqual({
+      content: [
+        expect.objectContaining({ entryType: 'CREDIT', amount: 20, balanceBefore: 379.5, balanceAfter: 399.5 }),
+        expect.objectContaining({ entryType: 'DEBIT', amount: 120.5, balanceBefore: 500, balanceAfter: 379.5 }),
+        expect.objectContaining({ entryType: 'CREDIT', amount: 500, balanceBefore: 0, balanceAfter: 500 }),
+      ],
+      page: 0,
+      size: 10,
+      totalElements: 3,
+      totalPages: 1,
+      first: true,
+      last: true,
+    });
+    const [credit, debit] = ledger.body.content;
+    expect(credit).toEqual({
+      ledgerId: expect.any(Number),
+      userReferenceId: alice.referenceId,
+      transactionReferenceId: second.body.referenceId,
+      entryType: 'CREDIT',
+      amount: 20,
+      balanceBefore: 379.5,
+      balanceAfter: 399.5,
+      createdAt: expect.stringMatching(/Z$/),
+    });
+    expect(debit.transactionReferenceId).toBe(first.body.referenceId);
+    expect(ledger.text).toContain('"balanceAfter":379.5000');
+  });
+
+  it('keeps balance = credits - debits for the user', async () => {
+    const [alice, bob] = await Promise.all([t.api.registerUser({ balance: 300 }), t.api.registerUser({ balance: 50 })]);
+    for (const amount of ['10.1', '0.01', '99.99'])
+      expect((await t.api.transfer(alice, bob.upiId, amount)).status).toBe(201);
+    const ledger = await t.api.get(`/api/v1/users/${alice.referenceId}/ledger?size=100`, alice.token);
+    const cents = ledger.body.content.reduce(
+      (sum: number, e: { entryType: string; amount: number }) =>
+        sum + (e.entryType === 'CREDIT' ? 1 : -1) * Math.round(e.amount * 10000),
+      0,
+    );
+    const profile = await t.api.get(`/api/v1/users/${alice.referenceId}`, alice.token);
+    expect(cents).toBe(Math.round(profile.body.balance * 10000));
+    expect(profile.text).toContain('"balance":189.9000');
+  });
+
+  it('pages through the entries', async () => {
+    const [alice, bob] = await Promise.all([t.api.registerUser({ balance: 100 }), t.api.registerUser({ balance: 0 })]);
+    for (let i = 0; i < 4; i += 1) expect((await t.api.transfer(alice, bob.upiId, 1)).status).toBe(201);
+    const page = await t.api.get(`/api/v1/users/${alice.referenceId}/ledger?page=1&size=2`, alice.token);
+    expect(page.body).toEqual(
+      expect.objectContaining({ page: 1, size: 2, totalElements: 5, totalPages: 3, first: false, last: false }),
+    );
+    expect(page.body.content.map((e: { balanceAfter: number }) => e.balanceAfter)).toEqual([98, 99]);
+    const beyond = await t.api.get(`/api/v1/users/${alice.referenceId}/ledger?page=9&size=2`, alice.token);
+    expect(beyond.body).toEqual(expect.objectContaining({ content: [], page: 9, last: true }));
+  });
+
+  it("answers 403 for another user's ledger", async () => {
+    const [me, other] = await Promise.all([t.api.registerUser(), t.api.registerUser()]);
+    expectProblem(await t.api.get(`/api/v1/users/${other.referenceId}/ledger`, me.token), 403, 'forbidden-operation');
+  });
+
+  it('answers 404 for an unknown user', async () => {
+    const me = await t.api.registerUser();
+    const response = await t.api.get('/api/v1/users/6f1c1a4e-0000-4000-8000-000000000000/ledger', me.token);
+    expectProblem(response, 404, 'user-not-found');
+  });
+
+  it('answers 400 for an id that is not a UUID', async () => {
+    const me = await t.api.registerUser();
+    expectProblem(await t.api.get('/api/v1/users/not-a-uuid/ledger', me.token), 400);
+  });
+
+  it('answers 401 without a token', async () => {
+    const me = await t.api.registerUser();
+    expectProblem(await t.api.get(`/api/v1/users/${me.referenceId}/ledger`), 401);
+  });
+
+  it.each(['size=0', 'size=101', 'page=-1'])('answers 422 for the paging violation %s', async (query) => {
+    const me = await t.api.registerUser();
+    expectProblem(await t.api.get(`/api/v1/users/${me.referenceId}/ledger?${query}`, me.token), 422);
+  });
+});
