@@ -1,0 +1,163 @@
+import { chmodSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { createDataSource, migrateAndVerify, SchemaMismatchError } from '../src/database/data-source';
+import { randomPhone, uniqueUpiId } from './support/api-client';
+import { expectProblem } from './support/problem';
+import { startTestApp } from './support/test-app';
+
+const testUrl = () => process.env.TEST_DATABASE_URL!;
+const urlOf = (database: string) => testUrl().replace(/\/[^/?]+(\?.*)?$/, `/${database}`);
+
+async function withClient<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A throwaway database on the test server, migrated like production, dropped afterwards. */
+async function withScratchDatabase(work: (url: string) => Promise<void>): Promise<void> {
+  const name = `scratch_${process.pid}_${Date.now()}`;
+  await withClient(testUrl(), (c) => c.query(`CREATE DATABASE ${name}`));
+  try {
+    const dataSource = createDataSource(urlOf(name), 2);
+    await dataSource.initialize();
+    try {
+      await migrateAndVerify(dataSource);
+    } finally {
+      await dataSource.destroy();
+    }
+    await work(urlOf(name));
+  } finally {
+    await withClient(testUrl(), (c) => c.query(`DROP DATABASE ${name} WITH (FORCE)`));
+  }
+}
+
+describe('database rules', () => {
+  let db: Client;
+  let userId: string;
+  let upiId: string;
+
+  beforeAll(async () => {
+    db = new Client({ connectionString: testUrl() });
+    await db.connect();
+    upiId = uniqueUpiId('db');
+    const user = await db.query(
+      `INSERT INTO users (reference_id, name, upi_id, phone_number, balance)
+       VALUES (gen_random_uuid(), 'DB Rules', $1, $2, 10) RETURNING id`,
+      [upiId, randomPhone()],
+    );
+    userId = user.rows[0].id;
+    await db.query(
+      `INSERT INTO ledger_entries (user_id, transaction_reference_id, entry_type, amount, balance_before, balance_after)
+       VALUES ($1, gen_random_uuid(), 'CREDIT', 10, 0, 10)`,
+      [userId],
+    );
+  });
+  afterAll(() => db.end());
+
+  it('refuses to update a ledger entry', async () => {
+    await expect(db.query('UPDATE ledger_entries SET amount = 1 WHERE user_id = $1', [userId])).rejects.toThrow(
+      /append-only/i,
+    );
+  });
+
+  it('refuses to delete a ledger entry', async () => {
+    await expect(db.query('DELETE FROM ledger_entries WHERE user_id = $1', [userId])).rejects.toThrow(/append-only/i);
+  });
+
+  it('refuses to truncate the ledger', async () => {
+    // On a scratch database: if the rule were missing, the shared test ledger must not be the one lost.
+    await withScratchDatabase((url) =>
+      withClient(url, async (c) => {
+        await expect(c.query('TRUNCATE ledger_entries CASCADE')).rejects.toThrow(/append-only/i);
+      }),
+    );
+  });
+
+  it('refuses a negative balance', async () => {
+    await expect(db.query('UPDATE users SET balance = -0.0001 WHERE id = $1', [userId])).rejects.toThrow(
+      /ck_users_balance_non_negative/,
+    );
+  });
+
+  it('refuses a second user whose UPI ID differs only in case', async () => {
+    await expect(
+      db.query(
+        `INSERT INTO users (reference_id, name, upi_id, phone_number, balance) VALUES (gen_random_uuid(), 'Twin', $1, $2, 0)`,
+        [upiId.toUpperCase(), randomPhone()],
+      ),
+    ).rejects.toThrow(/uq_users_upi_id_lower/);
+  });
+
+  it('stores money as numeric(19,4)', async () => {
+    const columns = await db.query(
+      `SELECT table_name, column_name, numeric_precision, numeric_scale FROM information_schema.columns
+       WHERE data_type = 'numeric' AND table_schema = 'public' ORDER BY table_name, column_name`,
+    );
+    expect(columns.rows.length).toBeGreaterThanOrEqual(5);
+    for (const column of columns.rows) expect([column.numeric_precision, column.numeric_scale]).toEqual([19, 4]);
+  });
+});
+
+describe('schema verification at start', () => {
+  it('refuses to serve, naming the difference, when the schema does not match the entities', async () => {
+    await withScratchDatabase(async (url) => {
+      await withClient(url, (c) => c.query('ALTER TABLE users ALTER COLUMN name TYPE varchar(50)'));
+      const dataSource = createDataSource(url, 2);
+      await dataSource.initialize();
+      try {
+        const failure = await migrateAndVerify(dataSource).catch((error: Error) => error);
+        expect(failure).toBeInstanceOf(SchemaMismatchError);
+        expect((failure as Error).message).toMatch(/refusing to serve[\s\S]*users/);
+      } finally {
+        await dataSource.destroy();
+      }
+      await expect(startTestApp({ DATABASE_URL: url })).rejects.toBeInstanceOf(SchemaMismatchError);
+    });
+  });
+
+  it('answers a sanitized 500 when the database fails unexpectedly', async () => {
+    await withScratchDatabase(async (url) => {
+      const app = await startTestApp({ DATABASE_URL: url });
+      try {
+        const user = await app.api.registerUser();
+        await withClient(url, (c) => c.query('ALTER TABLE users RENAME COLUMN phone_number TO phone_gone'));
+        const response = await app.api.get(`/api/v1/users/${user.referenceId}`, user.token);
+        expectProblem(response, 500, 'internal-error');
+        expect(response.text).not.toMatch(/phone_number|column|QueryFailed|node_modules/);
+      } finally {
+        await app.close();
+      }
+    });
+  });
+});
+
+describe('embedded PostgreSQL', () => {
+  it('keeps registered users across a restart of the service and its database', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'payments-restart-'));
+    chmodSync(dataDir, 0o755);
+    const env = { DATABASE_URL: '', DATA_DIR: dataDir };
+    const first = await startTestApp(env);
+    let user;
+    try {
+      user = await first.api.registerUser({ balance: '12.3456' });
+    } finally {
+      await first.close();
+    }
+    const second = await startTestApp(env);
+    try {
+      const token = await second.api.login(user.upiId);
+      const profile = await second.api.get(`/api/v1/users/${user.referenceId}`, token);
+      expect(profile.status).toBe(200);
+      expect(profile.text).toContain('"balance":12.3456');
+    } finally {
+      await second.close();
+    }
+  }, 90_000);
+});
