@@ -66,13 +66,24 @@ export class TransferFunction1764000200000 implements MigrationInterface {
         IF v_key_id IS NULL THEN
           SELECT * INTO v_stored FROM idempotency_keys
           WHERE owner_upi_id = p_owner AND idempotency_key = p_idempotency_key;
-          IF v_stored.request_hash <> p_request_hash THEN
+          IF v_stored.status IN ('INITIATED', 'PROCESSING') THEN
+            -- A committed claim without a result (this function never commits one; an older
+            -- node or a repair might). Past the 2-minute lease a retry takes it over.
+            UPDATE idempotency_keys
+            SET request_hash = p_request_hash, status = 'PROCESSING', updated_at = v_now
+            WHERE id = v_stored.id AND updated_at < v_now - interval '2 minutes'
+            RETURNING id INTO v_key_id;
+            IF v_key_id IS NULL THEN
+              RAISE EXCEPTION 'idempotency key % is in flight', p_idempotency_key USING ERRCODE = '55P03';
+            END IF;
+          ELSIF v_stored.request_hash <> p_request_hash THEN
             -- Not stored: the caller reused a key for a different request.
             RETURN QUERY SELECT 400, NULL::text, false;
+            RETURN;
           ELSE
             RETURN QUERY SELECT v_stored.response_status, v_stored.response_body, true;
+            RETURN;
           END IF;
-          RETURN;
         END IF;
 
         IF v_first = v_second THEN

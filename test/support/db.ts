@@ -1,0 +1,30 @@
+import { Client } from 'pg';
+
+/** A direct connection to the test database, for what HTTP cannot show (locks, stored rows). */
+export async function connectTestDatabase(): Promise<Client> {
+  const client = new Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await client.connect();
+  return client;
+}
+
+export async function balanceOf(db: Client, upiId: string): Promise<string> {
+  const result = await db.query('SELECT balance::text AS balance FROM users WHERE lower(upi_id) = lower($1)', [upiId]);
+  return result.rows[0].balance;
+}
+
+export async function countTransactionsBetween(db: Client, a: string, b: string): Promise<number> {
+  const result = await db.query(
+    `SELECT count(*)::int AS n FROM transactions
+     WHERE lower(sender_upi_id) IN (lower($1), lower($2)) AND lower(receiver_upi_id) IN (lower($1), lower($2))`,
+    [a, b],
+  );
+  return result.rows[0].n;
+}
+
+export async function idempotencyRow(db: Client, owner: string, key: string) {
+  const result = await db.query(
+    'SELECT status, response_status FROM idempotency_keys WHERE owner_upi_id = lower($1) AND idempotency_key = $2',
+    [owner, key],
+  );
+  return result.rows[0] as { status: string; response_status: number | null } | undefined;
+}
