@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +12,7 @@ import { EmbeddedDatabase } from '../../src/database/embedded-postgres';
  */
 export default async function globalSetup(): Promise<void> {
   Logger.overrideLogger(['error']);
+  buildService();
   let url = process.env.TEST_DATABASE_URL;
   if (!url) {
     const dataDir = mkdtempSync(join(tmpdir(), 'payments-test-'));
@@ -29,4 +31,12 @@ export default async function globalSetup(): Promise<void> {
   } finally {
     await dataSource.destroy();
   }
+}
+
+/** Tests that run the service as a child process need dist/ to match src/ (incremental, quick when it does). */
+function buildService(): void {
+  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+    cwd: join(__dirname, '..', '..'),
+    stdio: 'inherit',
+  });
 }

@@ -1,0 +1,96 @@
+import type { ClientBase } from 'pg';
+
+export interface InvariantScope {
+  /** Reference ids of the users to check; all users when absent. Transfers must stay inside the set. */
+  userReferenceIds?: string[];
+}
+
+interface Check {
+  name: string;
+  /** Returns one row per violation, with whatever explains it. */
+  sql: string;
+}
+
+// $1 is the scope (uuid[]) or NULL for the whole database.
+const IN_SCOPE_USERS = `SELECT id FROM users WHERE $1::uuid[] IS NULL OR reference_id = ANY($1::uuid[])`;
+
+const CHECKS: Check[] = [
+  {
+    name: 'balance equals credits minus debits',
+    sql: `
+      SELECT u.upi_id, u.balance::text AS balance, coalesce(sum(CASE l.entry_type WHEN 'CREDIT' THEN l.amount ELSE -l.amount END), 0)::text AS ledger
+      FROM users u LEFT JOIN ledger_entries l ON l.user_id = u.id
+      WHERE u.id IN (${IN_SCOPE_USERS})
+      GROUP BY u.id HAVING u.balance <> coalesce(sum(CASE l.entry_type WHEN 'CREDIT' THEN l.amount ELSE -l.amount END), 0)`,
+  },
+  {
+    name: 'no negative balance',
+    sql: `SELECT upi_id, balance::text FROM users WHERE id IN (${IN_SCOPE_USERS}) AND balance < 0`,
+  },
+  {
+    name: 'every transfer has exactly one DEBIT of the sender and one CREDIT of the receiver, of its amount',
+    sql: `
+      SELECT t.reference_id,
+        count(*) FILTER (WHERE l.entry_type = 'DEBIT' AND l.user_id = t.sender_id AND l.amount = t.amount) AS debits,
+        count(*) FILTER (WHERE l.entry_type = 'CREDIT' AND l.user_id = t.receiver_id AND l.amount = t.amount) AS credits,
+        count(l.id) AS entries
+      FROM transactions t LEFT JOIN ledger_entries l ON l.transaction_id = t.id
+      WHERE t.sender_id IN (${IN_SCOPE_USERS}) OR t.receiver_id IN (${IN_SCOPE_USERS})
+      GROUP BY t.id
+      HAVING count(*) FILTER (WHERE l.entry_type = 'DEBIT' AND l.user_id = t.sender_id AND l.amount = t.amount) <> 1
+          OR count(*) FILTER (WHERE l.entry_type = 'CREDIT' AND l.user_id = t.receiver_id AND l.amount = t.amount) <> 1
+          OR count(l.id) <> 2`,
+  },
+  {
+    name: 'every entry moves its balance by its amount',
+    sql: `
+      SELECT id, entry_type, amount::text, balance_before::text, balance_after::text FROM ledger_entries
+      WHERE user_id IN (${IN_SCOPE_USERS})
+        AND balance_after <> balance_before + CASE entry_type WHEN 'CREDIT' THEN amount ELSE -amount END`,
+  },
+  {
+    name: "each entry starts from the previous entry's balance",
+    sql: `
+      SELECT user_id, id, balance_before::text, previous_after::text FROM (
+        SELECT user_id, id, balance_before, lag(balance_after, 1, 0::numeric) OVER (PARTITION BY user_id ORDER BY id) AS previous_after
+        FROM ledger_entries WHERE user_id IN (${IN_SCOPE_USERS})) chain
+      WHERE balance_before <> previous_after`,
+  },
+  {
+    name: 'entries without a transfer are opening credits',
+    sql: `
+      SELECT id, entry_type, balance_before::text FROM ledger_entries
+      WHERE user_id IN (${IN_SCOPE_USERS}) AND transaction_id IS NULL AND (entry_type <> 'CREDIT' OR balance_before <> 0)`,
+  },
+  {
+    name: 'every transfer has exactly one outbox event, and every event a transfer',
+    sql: `
+      SELECT coalesce(t.reference_id::text, e.ref) AS reference_id, count(e.ref) AS events, count(t.id) AS transfers
+      FROM (SELECT id, reference_id FROM transactions
+            WHERE sender_id IN (${IN_SCOPE_USERS}) OR receiver_id IN (${IN_SCOPE_USERS})) t
+      FULL JOIN (SELECT payload::jsonb->>'transactionReferenceId' AS ref FROM outbox_events
+                 WHERE $1::uuid[] IS NULL OR aggregate_key IN (SELECT upi_id FROM users WHERE id IN (${IN_SCOPE_USERS}))) e
+        ON e.ref = t.reference_id::text
+      GROUP BY 1 HAVING count(e.ref) <> 1 OR count(t.id) <> 1`,
+  },
+  {
+    name: 'the sum of balances equals the sum of opening balances',
+    sql: `
+      SELECT (SELECT sum(balance) FROM users WHERE id IN (${IN_SCOPE_USERS}))::text AS balances,
+             (SELECT coalesce(sum(amount), 0) FROM ledger_entries
+              WHERE transaction_id IS NULL AND user_id IN (${IN_SCOPE_USERS}))::text AS openings
+      WHERE (SELECT coalesce(sum(balance), 0) FROM users WHERE id IN (${IN_SCOPE_USERS}))
+         <> (SELECT coalesce(sum(amount), 0) FROM ledger_entries WHERE transaction_id IS NULL AND user_id IN (${IN_SCOPE_USERS}))`,
+  },
+];
+
+/** Checks the ledger rules of ARCHITECTURE.md; returns one line per violation (empty when all hold). */
+export async function findLedgerViolations(db: ClientBase, scope: InvariantScope = {}): Promise<string[]> {
+  const violations: string[] = [];
+  for (const check of CHECKS) {
+    const result = await db.query(check.sql, [scope.userReferenceIds ?? null]);
+    for (const row of result.rows.slice(0, 20)) violations.push(`${check.name}: ${JSON.stringify(row)}`);
+    if (result.rows.length > 20) violations.push(`${check.name}: ... ${result.rows.length - 20} more`);
+  }
+  return violations;
+}
