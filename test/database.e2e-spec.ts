@@ -3,40 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { createDataSource, migrateAndVerify, SchemaMismatchError } from '../src/database/data-source';
+import { testUrl, withClient, withScratchDatabase } from './support/db';
 import { randomPhone, uniqueUpiId } from './support/api-client';
 import { expectProblem } from './support/problem';
 import { startTestApp } from './support/test-app';
-
-const testUrl = () => process.env.TEST_DATABASE_URL!;
-const urlOf = (database: string) => testUrl().replace(/\/[^/?]+(\?.*)?$/, `/${database}`);
-
-async function withClient<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
-
-/** A throwaway database on the test server, migrated like production, dropped afterwards. */
-async function withScratchDatabase(work: (url: string) => Promise<void>): Promise<void> {
-  const name = `scratch_${process.pid}_${Date.now()}`;
-  await withClient(testUrl(), (c) => c.query(`CREATE DATABASE ${name}`));
-  try {
-    const dataSource = createDataSource(urlOf(name), 2);
-    await dataSource.initialize();
-    try {
-      await migrateAndVerify(dataSource);
-    } finally {
-      await dataSource.destroy();
-    }
-    await work(urlOf(name));
-  } finally {
-    await withClient(testUrl(), (c) => c.query(`DROP DATABASE ${name} WITH (FORCE)`));
-  }
-}
 
 describe('database rules', () => {
   let db: Client;

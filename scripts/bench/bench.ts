@@ -1,12 +1,15 @@
 /**
  * npm run bench -- [--duration 30] [--concurrency 32] [--users 400] [--hot 5] [--hot-share 0.2] [--warmup 5]
- *                  [--database-url postgres://...] [--json]
+ *                  [--database-url postgres://...] [--kafka] [--json]
  *
  * Starts PostgreSQL (embedded, fsync on, unless --database-url) and the built service as a child process,
  * registers users, drives transfers over HTTP with unique Idempotency-Keys, prints throughput and latency,
- * then checks the ledger invariants in the database. Exits 1 on any failed request or broken invariant.
+ * measures how long the outbox takes to drain after the load, then checks the ledger invariants in the
+ * database. Exits 1 on any failed request or broken invariant. --kafka starts a real Kafka broker
+ * (scripts/kafka/broker) and runs the service in cluster mode against it.
  * Variables such as KAFKA_BROKERS, UPI_VERIFICATION_URL or RATE_LIMIT_PER_SECOND pass through to the service.
  */
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -17,7 +20,7 @@ import { Logger } from '@nestjs/common';
 import { Client } from 'pg';
 import { EmbeddedDatabase } from '../../src/database/embedded-postgres';
 import { findLedgerViolations } from '../lib/ledger-invariants';
-import { ServiceProcess } from '../lib/service-process';
+import { findFreePort, REPO_ROOT, ServiceProcess } from '../lib/service-process';
 
 interface Options {
   durationS: number;
@@ -27,6 +30,7 @@ interface Options {
   hotShare: number;
   warmupS: number;
   databaseUrl?: string;
+  kafka: boolean;
   json: boolean;
 }
 
@@ -52,6 +56,7 @@ function readOptions(): Options {
       'hot-share': { type: 'string', default: '0.2' },
       warmup: { type: 'string', default: '5' },
       'database-url': { type: 'string' },
+      kafka: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
     },
   });
@@ -63,6 +68,7 @@ function readOptions(): Options {
     hotShare: Number(values['hot-share']),
     warmupS: Number(values.warmup),
     databaseUrl: values['database-url'],
+    kafka: values.kafka,
     json: values.json,
   };
 }
@@ -190,10 +196,17 @@ async function main(): Promise<void> {
     embedded = new EmbeddedDatabase({ dataDir: join(scratch, 'db'), quiet: true });
     databaseUrl = await embedded.start();
   }
+  const kafkaPort = options.kafka ? await findFreePort() : undefined;
+  const broker = kafkaPort && { port: String(kafkaPort), dataDir: join(scratch, 'kafka') };
+  if (broker)
+    execFileSync(join(REPO_ROOT, 'scripts', 'kafka', 'broker'), ['start', broker.port, broker.dataDir], {
+      stdio: 'inherit',
+    });
   const service = await ServiceProcess.start({
     DATABASE_URL: databaseUrl,
     DATA_DIR: join(scratch, 'service'),
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    ...(broker ? { KAFKA_BROKERS: `127.0.0.1:${broker.port}`, KAFKA_TOPIC: `bench-${runId}` } : {}),
   });
   const http = new HttpDriver(new URL(service.baseUrl), options.concurrency);
   const db = new Client({ connectionString: databaseUrl });
@@ -208,6 +221,7 @@ async function main(): Promise<void> {
     const memory = await service.memory();
 
     await db.connect();
+    const outboxDrainS = await waitForOutboxDrain(db);
     const violations = await findLedgerViolations(db);
     const sorted = [...load.latenciesMs].sort((a, b) => a - b);
     const created = load.statuses.get('201') ?? 0;
@@ -226,20 +240,37 @@ async function main(): Promise<void> {
       },
       statuses: Object.fromEntries(load.statuses),
       errors,
+      mode: options.kafka ? 'kafka' : 'light',
+      outboxDrainS,
       serviceMemoryMiB: memory && { rss: round(memory.rssMiB), peak: round(memory.peakRssMiB) },
       loadAverage1m: round(loadavg()[0]),
       invariantViolations: violations,
     };
-    failed = errors > 0 || violations.length > 0;
+    failed = errors > 0 || violations.length > 0 || outboxDrainS === undefined;
     print(options, report);
   } finally {
     http.close();
     await db.end().catch(() => undefined);
     await service.stop('SIGTERM');
     await embedded?.stop();
+    if (broker)
+      execFileSync(join(REPO_ROOT, 'scripts', 'kafka', 'broker'), ['stop', broker.port, broker.dataDir], {
+        stdio: 'inherit',
+      });
     rmSync(scratch, { recursive: true, force: true });
   }
   process.exitCode = failed ? 1 : 0;
+}
+
+/** Seconds from the end of the load until every outbox event is published (undefined after 60 s). */
+async function waitForOutboxDrain(db: Client): Promise<number | undefined> {
+  const started = performance.now();
+  while (performance.now() - started < 60_000) {
+    const result = await db.query('SELECT count(*)::int AS n FROM outbox_events WHERE published_at IS NULL');
+    if (result.rows[0].n === 0) return round((performance.now() - started) / 1000);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return undefined;
 }
 
 const round = (value: number) => Math.round(value * 10) / 10;
@@ -263,6 +294,7 @@ latency max      ${report.latencyMs.max} ms
 requests         ${report.requests} in ${report.durationS} s, concurrency ${report.concurrency}, ${report.users} users
 statuses         ${JSON.stringify(report.statuses)}
 errors           ${report.errors}
+mode             ${report.mode}; outbox drained ${report.outboxDrainS === undefined ? 'NOT within 60 s' : `${report.outboxDrainS} s after the load`}
 service memory   ${report.serviceMemoryMiB ? `${report.serviceMemoryMiB.rss} MiB RSS (peak ${report.serviceMemoryMiB.peak})` : 'n/a'}
 load average     ${report.loadAverage1m} (1 min)
 invariants       ${report.invariantViolations.length === 0 ? 'all hold' : report.invariantViolations.join('\n                 ')}`);

@@ -1,14 +1,22 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
+import { InjectMetric } from '@willsoto/nestjs-prometheus';
+import type { Counter, Gauge } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { EventPublisher, type OutboundEvent } from './event-publisher';
+import { OUTBOX_OLDEST_AGE, OUTBOX_PENDING, OUTBOX_PUBLISH_FAILURES, OUTBOX_PUBLISHED } from './outbox-metrics';
 
 const BATCH_SIZE = 500;
+const FIRST_BACKOFF_MS = 250;
+const MAX_BACKOFF_MS = 30_000;
+/** pg_try_advisory_xact_lock key: one relay at a time across all instances, so per-sender order holds. */
+const RELAY_LOCK_KEY = 7_240_001;
 
 /**
- * Moves committed outbox rows to the publisher: claims a batch with FOR UPDATE SKIP LOCKED
- * (so several instances never take the same rows), publishes, then marks them published,
- * all in one transaction. A crash before the mark republishes: delivery is at-least-once.
+ * Moves committed outbox rows to the publisher in id order: claims a batch with FOR UPDATE SKIP LOCKED,
+ * publishes, then marks the rows published, all in one transaction. A crash after the broker's ack but
+ * before the mark republishes them: delivery is at-least-once. Failures back off exponentially and
+ * never touch the transfer path, which only inserts rows.
  */
 @Injectable()
 export class OutboxRelay implements OnApplicationShutdown {
@@ -16,15 +24,21 @@ export class OutboxRelay implements OnApplicationShutdown {
   private running: Promise<void> | undefined;
   private rerunRequested = false;
   private stopped = false;
+  private backoffMs = 0;
+  private retryAt = 0;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly publisher: EventPublisher,
+    @InjectMetric(OUTBOX_PENDING) private readonly pendingGauge: Gauge,
+    @InjectMetric(OUTBOX_OLDEST_AGE) private readonly oldestAgeGauge: Gauge,
+    @InjectMetric(OUTBOX_PUBLISHED) private readonly publishedCounter: Counter,
+    @InjectMetric(OUTBOX_PUBLISH_FAILURES) private readonly failureCounter: Counter,
   ) {}
 
   /** Called after each committed transfer: run soon, coalescing nudges that arrive while a run is going. */
   nudge(): void {
-    if (this.stopped) return;
+    if (this.stopped || Date.now() < this.retryAt) return;
     if (this.running) {
       this.rerunRequested = true;
       return;
@@ -39,17 +53,31 @@ export class OutboxRelay implements OnApplicationShutdown {
   }
 
   @Interval('outbox-relay', 1000)
-  poll(): void {
+  async poll(): Promise<void> {
     this.nudge();
+    await this.refreshGauges();
   }
 
   /** Relays until nothing is pending (or a batch fails); resolves when done. */
   async drain(): Promise<void> {
     try {
       while (!this.stopped && (await this.relayBatch()) === BATCH_SIZE);
+      this.backoffMs = 0;
+      this.retryAt = 0;
     } catch (error) {
-      this.logger.warn(`Outbox relay failed, will retry: ${(error as Error).message}`);
+      this.failureCounter.inc();
+      this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs === 0 ? FIRST_BACKOFF_MS : this.backoffMs * 2);
+      this.retryAt = Date.now() + this.backoffMs;
+      this.logger.warn(`Outbox relay failed, retrying in ${this.backoffMs} ms: ${(error as Error).message}`);
     }
+  }
+
+  /** Relays now, ignoring any back-off, and resolves once nothing is pending (for operators and tests). */
+  async drainNow(): Promise<void> {
+    this.retryAt = 0;
+    while (this.running) await this.running;
+    this.nudge();
+    await this.running;
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -59,6 +87,10 @@ export class OutboxRelay implements OnApplicationShutdown {
 
   private relayBatch(): Promise<number> {
     return this.dataSource.transaction(async (manager) => {
+      const [{ leader }] = (await manager.query('SELECT pg_try_advisory_xact_lock($1) AS leader', [
+        RELAY_LOCK_KEY,
+      ])) as { leader: boolean }[];
+      if (!leader) return 0; // another instance is relaying; it takes these rows in order
       const rows = (await manager.query(
         `SELECT id, event_id AS "eventId", event_type AS "eventType", aggregate_key AS "key", payload
          FROM outbox_events WHERE published_at IS NULL
@@ -70,7 +102,21 @@ export class OutboxRelay implements OnApplicationShutdown {
       await manager.query(`UPDATE outbox_events SET published_at = now(), attempts = attempts + 1 WHERE id = ANY($1)`, [
         rows.map((row) => row.id),
       ]);
+      this.publishedCounter.inc(rows.length);
       return rows.length;
     });
+  }
+
+  private async refreshGauges(): Promise<void> {
+    try {
+      const [stats] = (await this.dataSource.query(
+        `SELECT count(*)::int AS pending, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age
+         FROM outbox_events WHERE published_at IS NULL`,
+      )) as { pending: number; age: number }[];
+      this.pendingGauge.set(stats.pending);
+      this.oldestAgeGauge.set(stats.age);
+    } catch {
+      // The database is unreachable; readiness reports that. Keep the last values.
+    }
   }
 }

@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { createDataSource, migrateAndVerify } from '../../src/database/data-source';
 
 /** A direct connection to the test database, for what HTTP cannot show (locks, stored rows). */
 export async function connectTestDatabase(): Promise<Client> {
@@ -27,4 +28,35 @@ export async function idempotencyRow(db: Client, owner: string, key: string) {
     [owner, key],
   );
   return result.rows[0] as { status: string; response_status: number | null } | undefined;
+}
+
+export const testUrl = () => process.env.TEST_DATABASE_URL!;
+const urlOf = (database: string) => testUrl().replace(/\/[^/?]+(\?.*)?$/, `/${database}`);
+
+export async function withClient<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A throwaway database on the test server, migrated like production, dropped afterwards. */
+export async function withScratchDatabase(work: (url: string) => Promise<void>): Promise<void> {
+  const name = `scratch_${process.pid}_${Date.now()}`;
+  await withClient(testUrl(), (c) => c.query(`CREATE DATABASE ${name}`));
+  try {
+    const dataSource = createDataSource(urlOf(name), 2);
+    await dataSource.initialize();
+    try {
+      await migrateAndVerify(dataSource);
+    } finally {
+      await dataSource.destroy();
+    }
+    await work(urlOf(name));
+  } finally {
+    await withClient(testUrl(), (c) => c.query(`DROP DATABASE ${name} WITH (FORCE)`));
+  }
 }

@@ -1,0 +1,115 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Kafka, logLevel, type Consumer } from 'kafkajs';
+import { findFreePort, REPO_ROOT } from '../../scripts/lib/service-process';
+
+const BROKER_SCRIPT = join(REPO_ROOT, 'scripts', 'kafka', 'broker');
+
+/** A real Apache Kafka broker for a test file: KAFKA_TEST_BROKERS if given, else one started by scripts/kafka/broker. */
+export class TestBroker {
+  private constructor(
+    readonly brokers: string,
+    private readonly owned?: { port: number; dataDir: string },
+  ) {}
+
+  static async start(): Promise<TestBroker> {
+    if (process.env.KAFKA_TEST_BROKERS) return new TestBroker(process.env.KAFKA_TEST_BROKERS);
+    const port = await findFreePort();
+    const dataDir = mkdtempSync(join(tmpdir(), 'payments-kafka-'));
+    const broker = new TestBroker(`127.0.0.1:${port}`, { port, dataDir });
+    broker.run('start');
+    return broker;
+  }
+
+  get controllable(): boolean {
+    return this.owned !== undefined;
+  }
+
+  /** Starts it again after stop(), with its data. */
+  restart(): void {
+    this.run('start');
+  }
+
+  stop(): void {
+    this.run('stop');
+  }
+
+  private run(command: 'start' | 'stop'): void {
+    if (!this.owned) throw new Error('the broker from KAFKA_TEST_BROKERS is not ours to start or stop');
+    execFileSync(BROKER_SCRIPT, [command, String(this.owned.port), this.owned.dataDir], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      timeout: 180_000,
+    });
+  }
+}
+
+export interface ReceivedRecord {
+  key: string;
+  value: Record<string, any>;
+  headers: Record<string, string>;
+  partition: number;
+  offset: string;
+}
+
+/** Reads a topic from the beginning and keeps every record, as a downstream consumer would see them. */
+export class TopicReader {
+  readonly records: ReceivedRecord[] = [];
+  private constructor(private readonly consumer: Consumer) {}
+
+  static async open(brokers: string, topic: string): Promise<TopicReader> {
+    const kafka = new Kafka({ clientId: 'test-reader', brokers: brokers.split(','), logLevel: logLevel.NOTHING });
+    const consumer = kafka.consumer({ groupId: `test-reader-${topic}-${Date.now()}`, maxWaitTimeInMs: 100 });
+    await consumer.connect();
+    await waitForTopic(kafka, topic);
+    await consumer.subscribe({ topic, fromBeginning: true });
+    const reader = new TopicReader(consumer);
+    await consumer.run({
+      eachMessage: async ({ message, partition }) => {
+        const headers: Record<string, string> = {};
+        for (const [name, value] of Object.entries(message.headers ?? {})) headers[name] = String(value);
+        reader.records.push({
+          key: message.key!.toString(),
+          value: JSON.parse(message.value!.toString()),
+          headers,
+          partition,
+          offset: message.offset,
+        });
+      },
+    });
+    return reader;
+  }
+
+  /** Waits until `predicate` holds for the records seen so far. */
+  async waitFor(predicate: (records: ReceivedRecord[]) => boolean, timeoutMs = 20_000): Promise<ReceivedRecord[]> {
+    const deadline = Date.now() + timeoutMs;
+    while (!predicate(this.records)) {
+      if (Date.now() > deadline) throw new Error(`timed out; ${this.records.length} records so far`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return this.records;
+  }
+
+  for(transactionReferenceId: string): ReceivedRecord[] {
+    return this.records.filter((r) => r.value.transactionReferenceId === transactionReferenceId);
+  }
+
+  close(): Promise<void> {
+    return this.consumer.disconnect();
+  }
+}
+
+async function waitForTopic(kafka: Kafka, topic: string): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    for (let i = 0; i < 200; i++) {
+      if ((await admin.listTopics()).includes(topic)) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`topic ${topic} was never created`);
+  } finally {
+    await admin.disconnect();
+  }
+}
