@@ -1,10 +1,12 @@
 import { CreateUsersAndLedger1764000000000 } from './1764000000000-create-users-and-ledger';
 import { CreateTransfers1764000100000 } from './1764000100000-create-transfers';
 import { TransferFunction1764000200000 } from './1764000200000-transfer-function';
+import { CreateTransactionInsights1764000300000 } from './1764000300000-create-transaction-insights';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
   CreateUsersAndLedger1764000000000,
   CreateTransfers1764000100000,
   TransferFunction1764000200000,
+  CreateTransactionInsights1764000300000,
 ];

@@ -7,8 +7,10 @@ import { ConfigModule } from './config/config.module';
 import { ProblemFilter } from './common/errors/problem.filter';
 import { DatabaseModule } from './database/database.module';
 import type { openDatabase } from './database/database.module';
+import { InsightsModule } from './insights/insights.module';
 import { LedgerModule } from './ledger/ledger.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { ResilienceModule } from './resilience/resilience.module';
 import { TransactionsModule } from './transactions/transactions.module';
 import { UsersModule } from './users/users.module';
 
@@ -22,10 +24,12 @@ export class AppModule {
         DatabaseModule.forRoot(database),
         ScheduleModule.forRoot(),
         MetricsModule,
+        ResilienceModule,
         LedgerModule,
         UsersModule,
         AuthModule,
         TransactionsModule,
+        InsightsModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: ProblemFilter }],
     };

@@ -19,11 +19,16 @@ export class AppConfig {
   readonly kafkaReplicationFactor: number;
   readonly upiVerificationUrl: string | undefined;
   readonly upiVerificationTimeoutMs: number;
+  readonly upiVerificationCacheTtlMs: number;
+  readonly upiCircuitThreshold: number;
+  readonly upiCircuitHalfOpenMs: number;
   readonly insightsEnabled: boolean;
   readonly aiBaseUrl: string | undefined;
   readonly aiApiKey: string | undefined;
   readonly aiModel: string;
   readonly aiTimeoutMs: number;
+  readonly aiCircuitThreshold: number;
+  readonly aiCircuitHalfOpenMs: number;
   readonly errorsBaseUrl: string;
   readonly logLevel: string;
 
@@ -75,11 +80,16 @@ export function loadConfig(env: Env = process.env): AppConfig {
     kafkaReplicationFactor: reader.integer('KAFKA_REPLICATION_FACTOR', 1, 1, 15),
     upiVerificationUrl: reader.optionalUrl('UPI_VERIFICATION_URL', ['http:', 'https:']),
     upiVerificationTimeoutMs: reader.integer('UPI_VERIFICATION_TIMEOUT_MS', 2000, 1, 120_000),
+    upiVerificationCacheTtlMs: reader.integer('UPI_VERIFICATION_CACHE_TTL_MS', 300_000, 0, 86_400_000),
+    upiCircuitThreshold: reader.integer('UPI_VERIFICATION_CIRCUIT_THRESHOLD', 5, 1, 1000),
+    upiCircuitHalfOpenMs: reader.integer('UPI_VERIFICATION_CIRCUIT_HALF_OPEN_MS', 30_000, 10, 3_600_000),
     insightsEnabled: reader.boolean('INSIGHTS_ENABLED', true),
     aiBaseUrl: reader.optionalUrl('AI_BASE_URL', ['http:', 'https:']),
     aiApiKey: env.AI_API_KEY || undefined,
     aiModel: reader.string('AI_MODEL', 'gpt-4o-mini'),
     aiTimeoutMs: reader.integer('AI_TIMEOUT_MS', 3000, 1, 120_000),
+    aiCircuitThreshold: reader.integer('AI_CIRCUIT_THRESHOLD', 5, 1, 1000),
+    aiCircuitHalfOpenMs: reader.integer('AI_CIRCUIT_HALF_OPEN_MS', 30_000, 10, 3_600_000),
     errorsBaseUrl: reader.string('ERRORS_BASE_URL', 'https://errors.payments.local').replace(/\/+$/, ''),
     logLevel: reader.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
   };

@@ -13,5 +13,6 @@ import { TransferService } from './transfer.service';
   imports: [UsersModule, LedgerModule, IdempotencyModule, OutboxModule],
   controllers: [TransactionsController],
   providers: [TransferService, TransactionsService, TransferRepository, TransferRateLimiter],
+  exports: [TransactionsService],
 })
 export class TransactionsModule {}

@@ -59,4 +59,17 @@ export class TransferRepository {
     const row = result.rows[0];
     return { status: row.response_status, body: row.response_body, replayed: row.replayed };
   }
+
+  /** A finished outcome already stored for this key, for replaying while a dependency is down. */
+  async findStoredOutcome(owner: string, idempotencyKey: string, requestHash: string): Promise<TransferResult | null> {
+    const result = await this.pool.query<{ request_hash: string; response_status: number; response_body: string }>(
+      `SELECT request_hash, response_status, response_body FROM idempotency_keys
+       WHERE owner_upi_id = $1 AND idempotency_key = $2 AND response_status IS NOT NULL`,
+      [owner, idempotencyKey],
+    );
+    const row = result.rows[0];
+    if (!row) return null;
+    if (row.request_hash !== requestHash) return { status: 400, body: null, replayed: false };
+    return { status: row.response_status, body: row.response_body, replayed: true };
+  }
 }

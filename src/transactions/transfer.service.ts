@@ -53,29 +53,32 @@ export class TransferService {
       type: 'body',
       metatype: TransferRequest,
     })) as TransferRequest;
-    await this.upiVerification.verify(request.receiverUpiId);
-
     const amount = formatMoney(request.amount);
     const note = request.note ?? null;
-    const result = await this.execute({
-      owner: command.caller.upiId.toLowerCase(),
-      idempotencyKey,
-      requestHash: requestHash({
-        senderUpiId: request.senderUpiId.toLowerCase(),
-        receiverUpiId: request.receiverUpiId.toLowerCase(),
-        amount,
-        note,
-      }),
-      senderUpiId: request.senderUpiId,
-      receiverUpiId: request.receiverUpiId,
+    const owner = command.caller.upiId.toLowerCase();
+    const hash = requestHash({
+      senderUpiId: request.senderUpiId.toLowerCase(),
+      receiverUpiId: request.receiverUpiId.toLowerCase(),
       amount,
       note,
-      referenceId: randomUUID(),
-      eventId: randomUUID(),
-      errorsBaseUrl: this.config.errorsBaseUrl,
-      instance: command.instance,
-      requestId: command.requestId,
     });
+    const stored = await this.verifyReceiver(request.receiverUpiId, owner, idempotencyKey, hash);
+    const result =
+      stored ??
+      (await this.execute({
+        owner,
+        idempotencyKey,
+        requestHash: hash,
+        senderUpiId: request.senderUpiId,
+        receiverUpiId: request.receiverUpiId,
+        amount,
+        note,
+        referenceId: randomUUID(),
+        eventId: randomUUID(),
+        errorsBaseUrl: this.config.errorsBaseUrl,
+        instance: command.instance,
+        requestId: command.requestId,
+      }));
     if (result.body === null) {
       throw new ApiError(
         ErrorCode.IdempotencyKeyReused,
@@ -84,6 +87,23 @@ export class TransferService {
     }
     if (result.status === 201 && !result.replayed) this.outbox.nudge();
     return { status: result.status, body: result.body, replayed: result.replayed };
+  }
+
+  /**
+   * The receiver must pass the external UPI verification before anything is written. When the
+   * provider cannot answer (503), a key that already holds a finished outcome is still replayed:
+   * the client retrying a completed transfer gets its answer, not an outage.
+   */
+  private async verifyReceiver(receiverUpiId: string, owner: string, key: string, hash: string) {
+    try {
+      await this.upiVerification.verify(receiverUpiId);
+      return null;
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code !== ErrorCode.ServiceUnavailable) throw error;
+      const stored = await this.repository.findStoredOutcome(owner, key, hash);
+      if (!stored) throw error;
+      return stored;
+    }
   }
 
   private async execute(call: Parameters<TransferRepository['execute']>[0]) {

@@ -1,0 +1,21 @@
+import { Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { type AuthenticatedUser, CurrentUser } from '../auth/auth.decorators';
+import { UuidParamPipe } from '../common/http/params';
+import { SpendInsightResponse } from './insight.dto';
+import { InsightsService } from './insights.service';
+
+@ApiTags('Insights')
+@ApiBearerAuth()
+@Controller('api/v1/transactions')
+export class InsightsController {
+  constructor(private readonly insights: InsightsService) {}
+
+  @Post(':id/insights')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Spend category and a budgeting tip for a transaction (sender or receiver only)' })
+  @ApiOkResponse({ type: SpendInsightResponse })
+  insight(@Param('id', UuidParamPipe) id: string, @CurrentUser() caller: AuthenticatedUser) {
+    return this.insights.insightFor(id, caller);
+  }
+}
