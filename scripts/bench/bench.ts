@@ -1,18 +1,21 @@
 /**
  * npm run bench -- [--duration 30] [--concurrency 32] [--users 400] [--hot 5] [--hot-share 0.2] [--warmup 5]
- *                  [--database-url postgres://...] [--kafka] [--json]
+ *                  [--database-url postgres://...] [--kafka] [--upi-provider] [--json]
  *
  * Starts PostgreSQL (embedded, fsync on, unless --database-url) and the built service as a child process,
  * registers users, drives transfers over HTTP with unique Idempotency-Keys, prints throughput and latency,
  * measures how long the outbox takes to drain after the load, then checks the ledger invariants in the
  * database. Exits 1 on any failed request or broken invariant. --kafka starts a real Kafka broker
- * (scripts/kafka/broker) and runs the service in cluster mode against it.
+ * (scripts/kafka/broker) and runs the service in cluster mode against it. --upi-provider starts an
+ * accept-all UPI verification provider on 127.0.0.1 and points UPI_VERIFICATION_URL at it.
  * Variables such as KAFKA_BROKERS, UPI_VERIFICATION_URL or RATE_LIMIT_PER_SECOND pass through to the service.
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { once } from 'node:events';
+import { Agent, createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -31,6 +34,7 @@ interface Options {
   warmupS: number;
   databaseUrl?: string;
   kafka: boolean;
+  upiProvider: boolean;
   json: boolean;
 }
 
@@ -57,6 +61,7 @@ function readOptions(): Options {
       warmup: { type: 'string', default: '5' },
       'database-url': { type: 'string' },
       kafka: { type: 'boolean', default: false },
+      'upi-provider': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
     },
   });
@@ -69,6 +74,7 @@ function readOptions(): Options {
     warmupS: Number(values.warmup),
     databaseUrl: values['database-url'],
     kafka: values.kafka,
+    upiProvider: values['upi-provider'],
     json: values.json,
   };
 }
@@ -202,10 +208,12 @@ async function main(): Promise<void> {
     execFileSync(join(REPO_ROOT, 'scripts', 'kafka', 'broker'), ['start', broker.port, broker.dataDir], {
       stdio: 'inherit',
     });
+  const provider = options.upiProvider ? await startAcceptAllUpiProvider() : undefined;
   const service = await ServiceProcess.start({
     DATABASE_URL: databaseUrl,
     DATA_DIR: join(scratch, 'service'),
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    ...(provider ? { UPI_VERIFICATION_URL: provider.url } : {}),
     ...(broker ? { KAFKA_BROKERS: `127.0.0.1:${broker.port}`, KAFKA_TOPIC: `bench-${runId}` } : {}),
   });
   const http = new HttpDriver(new URL(service.baseUrl), options.concurrency);
@@ -240,7 +248,7 @@ async function main(): Promise<void> {
       },
       statuses: Object.fromEntries(load.statuses),
       errors,
-      mode: options.kafka ? 'kafka' : 'light',
+      mode: (options.kafka ? 'kafka' : 'light') + (provider ? ` + UPI provider (${provider.calls()} calls)` : ''),
       outboxDrainS,
       serviceMemoryMiB: memory && { rss: round(memory.rssMiB), peak: round(memory.peakRssMiB) },
       loadAverage1m: round(loadavg()[0]),
@@ -252,6 +260,7 @@ async function main(): Promise<void> {
     http.close();
     await db.end().catch(() => undefined);
     await service.stop('SIGTERM');
+    provider?.server.close();
     await embedded?.stop();
     if (broker)
       execFileSync(join(REPO_ROOT, 'scripts', 'kafka', 'broker'), ['stop', broker.port, broker.dataDir], {
@@ -260,6 +269,21 @@ async function main(): Promise<void> {
     rmSync(scratch, { recursive: true, force: true });
   }
   process.exitCode = failed ? 1 : 0;
+}
+
+/** A UPI verification provider (CONTRACTS.md) that accepts every ID, counting its calls. */
+async function startAcceptAllUpiProvider() {
+  let calls = 0;
+  const server = createServer((request, response) => {
+    calls += 1;
+    request
+      .resume()
+      .on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end('{"valid":true}'));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return { server, url: `http://127.0.0.1:${port}/verify`, calls: () => calls };
 }
 
 /** Seconds from the end of the load until every outbox event is published (undefined after 60 s). */
