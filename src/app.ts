@@ -19,12 +19,20 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     trustProxy: true,
   });
   configureFastify(adapter.getInstance());
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, database), adapter, {
-    logger: logLevels,
-    abortOnError: false,
-    // Our own JSON parser (configureFastify) keeps each number's source text for exact money.
-    bodyParser: false,
-  });
+  let app: NestFastifyApplication;
+  try {
+    app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, database), adapter, {
+      logger: logLevels,
+      abortOnError: false,
+      // Our own JSON parser (configureFastify) keeps each number's source text for exact money.
+      bodyParser: false,
+    });
+  } catch (error) {
+    // The module never came up, so its shutdown hooks will not run: release the database here.
+    await database.dataSource.destroy();
+    await database.embedded?.stop();
+    throw error;
+  }
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();
   return app;

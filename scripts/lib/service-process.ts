@@ -1,20 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-
-/** The folder with package.json above this file, whether it runs from scripts/ (ts) or dist/scripts/ (js). */
-function findRepoRoot(from: string): string {
-  let dir = from;
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error(`no package.json above ${from}`);
-    dir = parent;
-  }
-  return dir;
-}
+import { findRepoRoot } from '../../src/common/repo-root';
 
 export const REPO_ROOT = findRepoRoot(__dirname);
 const MAIN = join(REPO_ROOT, 'dist', 'src', 'main.js');

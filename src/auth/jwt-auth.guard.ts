@@ -18,9 +18,13 @@ export class JwtAuthGuard implements CanActivate {
 
   canActivate(context: ExecutionContext): boolean {
     const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
-
     const request = context.switchToHttp().getRequest<FastifyRequest & { user?: AuthenticatedUser }>();
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) {
+      // Public routes may still look at a valid token (health details for admins); a bad one is ignored.
+      request.user = this.tryAuthenticate(request.headers.authorization);
+      return true;
+    }
+
     request.user = this.authenticate(request.headers.authorization);
 
     const required = this.reflector.getAllAndOverride<string[] | undefined>(REQUIRED_ROLES, targets) ?? [];
@@ -28,6 +32,15 @@ export class JwtAuthGuard implements CanActivate {
       throw forbidden(`This operation requires ${required.join(', ')}`);
     }
     return true;
+  }
+
+  private tryAuthenticate(header: string | undefined): AuthenticatedUser | undefined {
+    if (!header) return undefined;
+    try {
+      return this.authenticate(header);
+    } catch {
+      return undefined;
+    }
   }
 
   private authenticate(header: string | undefined): AuthenticatedUser {

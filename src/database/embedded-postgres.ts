@@ -35,7 +35,8 @@ export class EmbeddedDatabase {
     const databaseDir = join(this.options.dataDir, 'postgres');
     mkdirSync(this.options.dataDir, { recursive: true });
     await stopOrphanedPostmaster(databaseDir, this.logger);
-    this.port = await findFreePort();
+    // A restart of the same instance keeps its port, so open pools can reconnect.
+    this.port ||= await findFreePort();
     this.server = new EmbeddedPostgres({
       databaseDir,
       port: this.port,

@@ -7,6 +7,7 @@ import { type Page, readPageRequest } from '../common/paging/page';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from '../idempotency/idempotency-key';
 import { TransactionResponse } from './transaction.dto';
 import { TRANSACTION_SORT_KEYS, TransactionsService } from './transactions.service';
+import { TransferMetrics } from './transfer-metrics';
 import { TransferRequest } from './transfer.dto';
 import { TransferService } from './transfer.service';
 
@@ -17,6 +18,7 @@ export class TransactionsController {
   constructor(
     private readonly transfers: TransferService,
     private readonly transactions: TransactionsService,
+    private readonly metrics: TransferMetrics,
   ) {}
 
   @Post()
@@ -30,13 +32,15 @@ export class TransactionsController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const outcome = await this.transfers.transfer({
-      caller,
-      body,
-      idempotencyKey,
-      instance: request.url.split('?')[0],
-      requestId: String(request.id),
-    });
+    const outcome = await this.metrics.measure(() =>
+      this.transfers.transfer({
+        caller,
+        body,
+        idempotencyKey,
+        instance: request.url.split('?')[0],
+        requestId: String(request.id),
+      }),
+    );
     if (outcome.status === 201) {
       const { referenceId } = JSON.parse(outcome.body) as { referenceId: string };
       void reply.header('Location', `/api/v1/transactions/${referenceId}`);

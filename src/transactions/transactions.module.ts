@@ -5,6 +5,7 @@ import { OutboxModule } from '../outbox/outbox.module';
 import { UsersModule } from '../users/users.module';
 import { TransactionsController } from './transactions.controller';
 import { TransactionsService } from './transactions.service';
+import { TransferMetrics, transferMetricProviders } from './transfer-metrics';
 import { TransferRateLimiter } from './transfer-rate-limiter';
 import { TransferRepository } from './transfer.repository';
 import { TransferService } from './transfer.service';
@@ -12,7 +13,14 @@ import { TransferService } from './transfer.service';
 @Module({
   imports: [UsersModule, LedgerModule, IdempotencyModule, OutboxModule],
   controllers: [TransactionsController],
-  providers: [TransferService, TransactionsService, TransferRepository, TransferRateLimiter],
-  exports: [TransactionsService],
+  providers: [
+    TransferService,
+    TransactionsService,
+    TransferRepository,
+    TransferRateLimiter,
+    TransferMetrics,
+    ...transferMetricProviders,
+  ],
+  exports: [TransactionsService, TransferRateLimiter],
 })
 export class TransactionsModule {}

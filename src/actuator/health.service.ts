@@ -1,0 +1,81 @@
+import { Injectable } from '@nestjs/common';
+import { HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+import { CircuitBreakers, UPI_CIRCUIT } from '../resilience/circuit-breakers';
+import { TransferRateLimiter } from '../transactions/transfer-rate-limiter';
+
+export type HealthStatus = 'UP' | 'DOWN';
+
+export interface HealthReport {
+  status: HealthStatus;
+  components: Record<string, { status: HealthStatus; details?: Record<string, unknown> }>;
+}
+
+/**
+ * Circuits whose opening takes the service out of rotation: without UPI verification no
+ * registration or transfer can succeed. An open aiCircuitBreaker is reported but keeps the
+ * service ready, because the rule-based fallback still answers.
+ */
+const ESSENTIAL_CIRCUITS = [UPI_CIRCUIT];
+
+@Injectable()
+export class HealthService {
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly indicators: HealthIndicatorService,
+    private readonly dataSource: DataSource,
+    private readonly circuits: CircuitBreakers,
+    private readonly rateLimiter: TransferRateLimiter,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** The database, the circuit breakers and the rate limiter, in Spring Boot's actuator shape. */
+  async report(): Promise<HealthReport> {
+    let result: { details: Record<string, { status: string } & Record<string, unknown>> };
+    try {
+      result = await this.health.check([
+        () => this.database(),
+        () => this.circuitBreakers(),
+        () => this.rateLimiterHealth(),
+      ]);
+    } catch (error) {
+      // Terminus throws when an indicator is down; the details are in the response.
+      result = (error as { getResponse(): typeof result }).getResponse();
+    }
+    const components: HealthReport['components'] = {};
+    for (const [name, { status, ...details }] of Object.entries(result.details)) {
+      components[name] = { status: status === 'up' ? 'UP' : 'DOWN', details };
+    }
+    const status = Object.values(components).every((c) => c.status === 'UP') ? 'UP' : 'DOWN';
+    return { status, components };
+  }
+
+  /** A round trip to PostgreSQL through the pool, bounded so a hung connection reads as DOWN. */
+  private async database() {
+    const session = this.indicators.check('db');
+    try {
+      await Promise.race([
+        this.dataSource.query('SELECT 1'),
+        new Promise((_, reject) => setTimeout(() => reject(new Error('timed out after 1000 ms')), 1000).unref()),
+      ]);
+      return session.up();
+    } catch (error) {
+      return session.down({ error: (error as Error).message });
+    }
+  }
+
+  private circuitBreakers() {
+    const states = this.circuits.states();
+    const session = this.indicators.check('circuitBreakers');
+    const open = ESSENTIAL_CIRCUITS.filter((name) => states[name] === 'OPEN' || states[name] === 'ISOLATED');
+    return open.length > 0 ? session.down({ ...states, open }) : session.up(states);
+  }
+
+  private rateLimiterHealth() {
+    return this.indicators.check('rateLimiter').up({
+      limitPerSecondPerUser: this.config.rateLimitPerSecond,
+      rejectedSinceStart: this.rateLimiter.rejected,
+    });
+  }
+}

@@ -1,0 +1,36 @@
+import { Injectable } from '@nestjs/common';
+import { Interval } from '@nestjs/schedule';
+import { InjectMetric, makeGaugeProvider } from '@willsoto/nestjs-prometheus';
+import type { Pool } from 'pg';
+import type { Gauge } from 'prom-client';
+import { DataSource } from 'typeorm';
+
+const POOL_CONNECTIONS = 'payments_db_pool_connections';
+
+export const poolMetricProviders = [
+  makeGaugeProvider({
+    name: POOL_CONNECTIONS,
+    help: 'PostgreSQL pool connections by state (total, idle, waiting clients)',
+    labelNames: ['state'],
+  }),
+];
+
+/** Samples the pg pool every second (the pool has no events for idle/waiting counts). */
+@Injectable()
+export class PoolMetrics {
+  private readonly pool: Pool;
+
+  constructor(
+    dataSource: DataSource,
+    @InjectMetric(POOL_CONNECTIONS) private readonly connections: Gauge,
+  ) {
+    this.pool = (dataSource.driver as unknown as { master: Pool }).master;
+  }
+
+  @Interval('db-pool-metrics', 1000)
+  sample(): void {
+    this.connections.set({ state: 'total' }, this.pool.totalCount);
+    this.connections.set({ state: 'idle' }, this.pool.idleCount);
+    this.connections.set({ state: 'waiting' }, this.pool.waitingCount);
+  }
+}
