@@ -1,4 +1,7 @@
 import 'reflect-metadata';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import helmet from '@fastify/helmet';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
@@ -7,6 +10,25 @@ import type { AppConfig } from './config/app-config';
 import { BODY_LIMIT_BYTES, configureFastify, requestIdFor } from './common/http/fastify-setup';
 import { createValidationPipe } from './common/http/validation';
 import { openDatabase } from './database/database.module';
+import { setUpApiDocs } from './docs/api-docs';
+import { findRepoRoot } from './common/repo-root';
+
+/** Helmet's defaults, plus what Swagger UI needs: its inline styles and data: images. */
+const SWAGGER_FRIENDLY_CSP = {
+  defaultSrc: ["'self'"],
+  scriptSrc: ["'self'"],
+  styleSrc: ["'self'", "'unsafe-inline'"],
+  imgSrc: ["'self'", 'data:'],
+  connectSrc: ["'self'"],
+  objectSrc: ["'none'"],
+  frameAncestors: ["'none'"],
+  // TLS ends at the ingress; inside the cluster and on localhost the service speaks plain HTTP.
+  upgradeInsecureRequests: null,
+};
+
+function readPackageVersion(): string {
+  return (JSON.parse(readFileSync(join(findRepoRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+}
 
 /** Builds the whole service (database first), ready to listen. Used by main.ts and by the tests. */
 export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
@@ -33,6 +55,8 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     await database.embedded?.stop();
     throw error;
   }
+  await app.register(helmet, { contentSecurityPolicy: { directives: SWAGGER_FRIENDLY_CSP } });
+  setUpApiDocs(app, readPackageVersion());
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();
   return app;

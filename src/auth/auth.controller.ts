@@ -1,5 +1,6 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiProblems } from '../docs/api-docs';
 import { unauthorized } from '../common/errors/api-error';
 import { UsersService } from '../users/users.service';
 import { Public } from './auth.decorators';
@@ -18,6 +19,8 @@ export class AuthController {
   @Post('login')
   @HttpCode(200)
   @ApiOperation({ summary: 'Exchange a registered UPI ID for a bearer token' })
+  @ApiOkResponse({ type: LoginResponse })
+  @ApiProblems(400, 401, 422)
   async login(@Body() body: LoginRequest): Promise<LoginResponse> {
     const user = await this.users.findByUpiId(body.upiId);
     if (!user) throw unauthorized('Unknown UPI ID');

@@ -2,6 +2,7 @@ import { Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type AuthenticatedUser, CurrentUser } from '../auth/auth.decorators';
 import { UuidParamPipe } from '../common/http/params';
+import { ApiProblems } from '../docs/api-docs';
 import { SpendInsightResponse } from './insight.dto';
 import { InsightsService } from './insights.service';
 
@@ -15,6 +16,7 @@ export class InsightsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Spend category and a budgeting tip for a transaction (sender or receiver only)' })
   @ApiOkResponse({ type: SpendInsightResponse })
+  @ApiProblems(400, 401, 403, 404, 503)
   insight(@Param('id', UuidParamPipe) id: string, @CurrentUser() caller: AuthenticatedUser) {
     return this.insights.insightFor(id, caller);
   }

@@ -1,5 +1,15 @@
 import { Body, Controller, Get, Headers, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiBody,
+  ApiCreatedResponse,
+  ApiHeader,
+  ApiOkResponse,
+  ApiOperation,
+  ApiQuery,
+  ApiTags,
+} from '@nestjs/swagger';
+import { ApiPageResponse, ApiProblems } from '../docs/api-docs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type AuthenticatedUser, CurrentUser } from '../auth/auth.decorators';
 import { UuidParamPipe } from '../common/http/params';
@@ -23,8 +33,24 @@ export class TransactionsController {
 
   @Post()
   @ApiOperation({ summary: 'Move money from the caller to another user, exactly once per Idempotency-Key' })
-  @ApiHeader({ name: IDEMPOTENCY_KEY_HEADER, required: true, description: '1-255 characters of [A-Za-z0-9_.:-]' })
+  @ApiHeader({
+    name: IDEMPOTENCY_KEY_HEADER,
+    required: true,
+    description: 'Names this transfer: a retry with the same key and body replays the stored result',
+    schema: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 255,
+      pattern: '^[A-Za-z0-9_.:-]+$',
+      example: 'order-2026-11-22-0001',
+    },
+  })
   @ApiBody({ type: TransferRequest })
+  @ApiCreatedResponse({
+    type: TransactionResponse,
+    description: 'Completed; a replay carries Idempotent-Replayed: true',
+  })
+  @ApiProblems(400, 401, 403, 404, 409, 415, 422, 429, 503)
   async create(
     @Body() body: unknown,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
@@ -55,6 +81,11 @@ export class TransactionsController {
 
   @Get('user/:upiId')
   @ApiOperation({ summary: "The caller's transactions, sent and received, newest first" })
+  @ApiQuery({ name: 'page', required: false, type: 'integer', example: 0 })
+  @ApiQuery({ name: 'size', required: false, type: 'integer', example: 10 })
+  @ApiQuery({ name: 'sortBy', required: false, enum: TRANSACTION_SORT_KEYS })
+  @ApiPageResponse(TransactionResponse)
+  @ApiProblems(400, 401, 403, 422)
   async list(
     @Param('upiId') upiId: string,
     @Query() query: Record<string, unknown>,
@@ -67,6 +98,8 @@ export class TransactionsController {
 
   @Get(':id')
   @ApiOperation({ summary: 'One transaction, readable by its sender and receiver' })
+  @ApiOkResponse({ type: TransactionResponse })
+  @ApiProblems(400, 401, 403, 404)
   async get(
     @Param('id', UuidParamPipe) id: string,
     @CurrentUser() caller: AuthenticatedUser,

@@ -1,5 +1,14 @@
 import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiQuery,
+  ApiTags,
+} from '@nestjs/swagger';
+import { ApiPageResponse, ApiProblems } from '../docs/api-docs';
 import type { FastifyReply } from 'fastify';
 import { type AuthenticatedUser, CurrentUser, isSameUpiId, Public, ROLE_ADMIN, Roles } from '../auth/auth.decorators';
 import { ApiError, forbidden, invalidRequest, ValidationError } from '../common/errors/api-error';
@@ -21,6 +30,8 @@ export class UsersController {
   @Public()
   @Post()
   @ApiOperation({ summary: 'Register a user with an opening balance' })
+  @ApiCreatedResponse({ type: UserResponse, description: 'Registered; Location names the new user' })
+  @ApiProblems(400, 409, 415, 422, 503)
   async register(@Body() body: RegisterUserRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const user = await this.users.register(body);
     void reply.status(201).header('Location', `/api/v1/users/${user.referenceId}`);
@@ -31,6 +42,11 @@ export class UsersController {
   @Roles(ROLE_ADMIN)
   @ApiBearerAuth()
   @ApiOperation({ summary: 'List all users (admin)' })
+  @ApiQuery({ name: 'page', required: false, type: 'integer', example: 0 })
+  @ApiQuery({ name: 'size', required: false, type: 'integer', example: 10 })
+  @ApiQuery({ name: 'sortBy', required: false, enum: USER_SORT_KEYS })
+  @ApiPageResponse(UserResponse)
+  @ApiProblems(400, 401, 403, 422)
   async list(@Query() query: Record<string, unknown>): Promise<Page<UserResponse>> {
     const request = readPageRequest(query, { allowed: USER_SORT_KEYS, fallback: 'userId' });
     const page = await this.users.list(request);
@@ -41,6 +57,9 @@ export class UsersController {
   @Roles(ROLE_ADMIN)
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Users whose balance exceeds an amount (admin)' })
+  @ApiParam({ name: 'amount', example: '1000.00', description: 'INR threshold' })
+  @ApiOkResponse({ type: [UserResponse] })
+  @ApiProblems(400, 401, 403)
   async aboveBalance(@Param('amount') amount: string): Promise<UserResponse[]> {
     let threshold;
     try {
@@ -55,6 +74,8 @@ export class UsersController {
   @Get('upi/:upiId')
   @ApiBearerAuth()
   @ApiOperation({ summary: "The caller's own account, looked up by UPI ID" })
+  @ApiOkResponse({ type: UserAccountResponse })
+  @ApiProblems(401, 403, 404, 422)
   async byUpiId(@Param('upiId') upiId: string, @CurrentUser() caller: AuthenticatedUser) {
     if (!UPI_ID_PATTERN.test(upiId) || upiId.length > 100) throw new ValidationError({ upiId: UPI_ID_MESSAGE });
     const user = await this.users.findByUpiId(upiId);
@@ -64,6 +85,8 @@ export class UsersController {
   @Get(':id')
   @ApiBearerAuth()
   @ApiOperation({ summary: "The caller's own profile" })
+  @ApiOkResponse({ type: UserResponse })
+  @ApiProblems(400, 401, 403, 404)
   async byReferenceId(@Param('id', UuidParamPipe) id: string, @CurrentUser() caller: AuthenticatedUser) {
     const user = await this.users.findByReferenceId(id);
     return UserResponse.of(ownedBy(caller, user, `No user with reference ID ${id}`));
@@ -72,6 +95,10 @@ export class UsersController {
   @Get(':id/ledger')
   @ApiBearerAuth()
   @ApiOperation({ summary: "The caller's ledger entries, newest first" })
+  @ApiQuery({ name: 'page', required: false, type: 'integer', example: 0 })
+  @ApiQuery({ name: 'size', required: false, type: 'integer', example: 10 })
+  @ApiPageResponse(LedgerEntryResponse)
+  @ApiProblems(400, 401, 403, 404, 422)
   async ledger(
     @Param('id', UuidParamPipe) id: string,
     @Query() query: Record<string, unknown>,
