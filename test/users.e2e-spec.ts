@@ -132,6 +132,12 @@ describe('users', () => {
       if (typeof body.upiId === 'string' && body.upiId.length > 0) expect(await countUsers(body.upiId)).toBe(0);
     });
 
+    it('names the most basic broken rule of a field', async () => {
+      const response = await t.api.post('/api/v1/users', registration({ name: undefined }));
+      expectProblem(response, 422);
+      expect(response.body.errors.name).toBe('name must be a string');
+    });
+
     it('reports every invalid field at once', async () => {
       const response = await t.api.post('/api/v1/users', { name: '', upiId: 'x', phoneNumber: '1', balance: -5 });
       expectProblem(response, 422);

@@ -17,6 +17,8 @@ export function requestIdFor(request: IncomingMessage): string {
 export function configureFastify(fastify: FastifyInstance): void {
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('X-Request-Id', request.id);
+    // The request logger (pino-http, on the raw request) binds this same id to every line.
+    (request.raw as IncomingMessage & { id?: string }).id = request.id;
     done();
   });
 

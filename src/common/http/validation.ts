@@ -28,7 +28,9 @@ function flattenErrors(errors: ClassValidatorError[], prefix = ''): Record<strin
   for (const error of errors) {
     const field = prefix + error.property;
     const messages = Object.values(error.constraints ?? {});
-    if (messages.length > 0) result[field] = messages[0];
+    // class-validator lists constraints in reverse declaration order; the first-declared one
+    // (e.g. "must be a string" before "must be shorter than 100") is the message that helps.
+    if (messages.length > 0) result[field] = messages[messages.length - 1];
     Object.assign(result, flattenErrors(error.children ?? [], `${field}.`));
   }
   return result;
