@@ -7,7 +7,7 @@ describe('the ledger invariant checker', () => {
     const t = await startTestApp({ RATE_LIMIT_PER_SECOND: '1000' });
     const db = await connectTestDatabase();
     try {
-      const users = await Promise.all([100, 50, 0].map((balance) => t.api.registerUser({ balance })));
+      const users = await Promise.all([100, 50, 5].map((balance) => t.api.registerUser({ balance })));
       const [a, b, c] = users;
       const statuses = await Promise.all([
         t.api.transfer(a, b.upiId, '10.5'),
