@@ -5,16 +5,17 @@ import { balanceOf, connectTestDatabase, countTransactionsBetween, idempotencyRo
 import { expectProblem } from './support/problem';
 import { startTestApp, type TestApp } from './support/test-app';
 
+/** The per-user limit has its own tests below; elsewhere it must not get in the way of concurrency. */
+async function openServiceAndDatabase(): Promise<{ t: TestApp; db: Client }> {
+  return { t: await startTestApp({ RATE_LIMIT_PER_SECOND: '1000' }), db: await connectTestDatabase() };
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('POST /api/v1/transactions', () => {
   let t: TestApp;
   let db: Client;
-  beforeAll(async () => {
-    // The per-user limit has its own tests below; here it must not get in the way of concurrency.
-    t = await startTestApp({ RATE_LIMIT_PER_SECOND: '1000' });
-    db = await connectTestDatabase();
-  });
+  beforeAll(async () => ({ t, db } = await openServiceAndDatabase()));
   afterAll(async () => {
     await db.end();
     await t.close();
@@ -270,10 +271,7 @@ describe('POST /api/v1/transactions', () => {
 describe('idempotency', () => {
   let t: TestApp;
   let db: Client;
-  beforeAll(async () => {
-    t = await startTestApp({ RATE_LIMIT_PER_SECOND: '1000' });
-    db = await connectTestDatabase();
-  });
+  beforeAll(async () => ({ t, db } = await openServiceAndDatabase()));
   afterAll(async () => {
     await db.end();
     await t.close();
