@@ -94,6 +94,7 @@ describe('POST /api/v1/transactions/{id}/insights', () => {
     ['too slow', 'slow'],
     ['answering prose instead of JSON', 'garbage'],
     ['answering a category outside the enum', 'unknown-category'],
+    ['answering a confidence above 1', 'overconfident'],
   ] as const)('falls back to the rule-based classifier when the model is %s', async (_case, mode) => {
     const t = await appWith();
     const { alice, referenceId } = await transferIn(t);

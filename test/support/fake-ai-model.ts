@@ -1,7 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { delay, FakeHttpServer, sendJson } from './fake-http-server';
 
-export type AiModelMode = 'answer' | 'rate-limited' | 'error' | 'slow' | 'garbage' | 'unknown-category';
+export type AiModelMode =
+  'answer' | 'rate-limited' | 'error' | 'slow' | 'garbage' | 'unknown-category' | 'overconfident';
 
 /** An OpenAI-compatible /chat/completions endpoint with a programmable answer. */
 export class FakeAiModel extends FakeHttpServer {
@@ -19,6 +20,8 @@ export class FakeAiModel extends FakeHttpServer {
         return sendJson(response, 200, completion('Sure! The category is probably shopping.'));
       case 'unknown-category':
         return sendJson(response, 200, completion(JSON.stringify({ ...this.assessment(), category: 'GROCERIES' })));
+      case 'overconfident':
+        return sendJson(response, 200, completion(JSON.stringify({ ...this.assessment(), confidenceScore: 1.7 })));
       case 'slow':
         await delay(this.slowMs);
         return sendJson(response, 200, completion(JSON.stringify(this.assessment())));
