@@ -8,7 +8,7 @@ import { ConfigModule } from './config/config.module';
 import { ProblemFilter } from './common/errors/problem.filter';
 import { structuredLogging } from './common/logging';
 import { DatabaseModule } from './database/database.module';
-import type { openDatabase } from './database/database.module';
+import type { OpenedDatabase } from './database/database.module';
 import { InsightsModule } from './insights/insights.module';
 import { LedgerModule } from './ledger/ledger.module';
 import { MetricsModule } from './metrics/metrics.module';
@@ -18,7 +18,7 @@ import { UsersModule } from './users/users.module';
 
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig, database: Awaited<ReturnType<typeof openDatabase>>): DynamicModule {
+  static forRoot(config: AppConfig, database: OpenedDatabase): DynamicModule {
     return {
       module: AppModule,
       imports: [

@@ -53,6 +53,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     });
   } catch (error) {
     // The module never came up, so its shutdown hooks will not run: release the database here.
+    await database.pool.end();
     await database.dataSource.destroy();
     await database.embedded?.stop();
     throw error;

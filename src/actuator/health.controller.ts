@@ -1,7 +1,8 @@
 import { Controller, Get, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type AuthenticatedUser, Public, ROLE_ADMIN } from '../auth/auth.decorators';
+import { Public } from '../access/access.decorators';
+import { type AuthenticatedUser, ROLE_ADMIN } from '../access/authenticated-user';
 import { HealthService } from './health.service';
 
 /** Kubernetes probes and the health summary; details only for an admin's bearer token. */

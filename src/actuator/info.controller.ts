@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { register } from 'prom-client';
-import { Public } from '../auth/auth.decorators';
+import { Public } from '../access/access.decorators';
 import { findRepoRoot } from '../common/repo-root';
 
 const ROOT = findRepoRoot();

@@ -1,9 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
 import { InjectMetric, makeGaugeProvider } from '@willsoto/nestjs-prometheus';
 import type { Pool } from 'pg';
 import type { Gauge } from 'prom-client';
-import { DataSource } from 'typeorm';
+import { PG_POOL } from '../database/pg-pool';
 
 const POOL_CONNECTIONS = 'payments_db_pool_connections';
 
@@ -18,14 +18,10 @@ export const poolMetricProviders = [
 /** Samples the pg pool every second (the pool has no events for idle/waiting counts). */
 @Injectable()
 export class PoolMetrics {
-  private readonly pool: Pool;
-
   constructor(
-    dataSource: DataSource,
+    @Inject(PG_POOL) private readonly pool: Pool,
     @InjectMetric(POOL_CONNECTIONS) private readonly connections: Gauge,
-  ) {
-    this.pool = (dataSource.driver as unknown as { master: Pool }).master;
-  }
+  ) {}
 
   @Interval('db-pool-metrics', 1000)
   sample(): void {

@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiProblems } from '../docs/api-docs';
 import { unauthorized } from '../common/errors/api-error';
 import { UsersService } from '../users/users.service';
-import { Public } from './auth.decorators';
+import { Public } from '../access/access.decorators';
 import { LoginRequest, LoginResponse } from './login.dto';
 import { TokenService } from './token.service';
 

@@ -3,7 +3,8 @@ import { Reflector } from '@nestjs/core';
 import { JwtService } from '@nestjs/jwt';
 import type { FastifyRequest } from 'fastify';
 import { forbidden, unauthorized } from '../common/errors/api-error';
-import { type AuthenticatedUser, IS_PUBLIC, REQUIRED_ROLES } from './auth.decorators';
+import { IS_PUBLIC, REQUIRED_ROLES } from '../access/access.decorators';
+import type { AuthenticatedUser } from '../access/authenticated-user';
 import type { TokenClaims } from './token.service';
 
 const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/;

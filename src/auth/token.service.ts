@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { AppConfig } from '../config/app-config';
-import { ROLE_ADMIN, ROLE_USER } from './auth.decorators';
+import { ROLE_ADMIN, ROLE_USER } from '../access/authenticated-user';
 
 export interface TokenClaims {
   sub: string;

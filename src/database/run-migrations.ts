@@ -6,7 +6,8 @@ import { openDatabase } from './database.module';
 async function runMigrations(): Promise<void> {
   const config = loadConfig();
   applyLogLevel(config.logLevel);
-  const { dataSource, embedded } = await openDatabase(config);
+  const { dataSource, pool, embedded } = await openDatabase(config);
+  await pool.end();
   await dataSource.destroy();
   await embedded?.stop();
   console.log('Database schema is up to date');

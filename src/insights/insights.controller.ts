@@ -1,6 +1,7 @@
 import { Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { type AuthenticatedUser, CurrentUser } from '../auth/auth.decorators';
+import { CurrentUser } from '../access/access.decorators';
+import type { AuthenticatedUser } from '../access/authenticated-user';
 import { UuidParamPipe } from '../common/http/params';
 import { ApiProblems } from '../docs/api-docs';
 import { SpendInsightResponse } from './insight.dto';

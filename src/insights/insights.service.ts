@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, type Repository } from 'typeorm';
-import type { AuthenticatedUser } from '../auth/auth.decorators';
+import type { AuthenticatedUser } from '../access/authenticated-user';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { AppConfig } from '../config/app-config';

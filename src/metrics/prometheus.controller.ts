@@ -2,7 +2,7 @@ import { Controller, Get, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { PrometheusController } from '@willsoto/nestjs-prometheus';
 import type { FastifyReply } from 'fastify';
-import { Public } from '../auth/auth.decorators';
+import { Public } from '../access/access.decorators';
 
 /** The scrape endpoint is public, as the spec lists it. */
 @ApiExcludeController()

@@ -11,7 +11,8 @@ import {
 } from '@nestjs/swagger';
 import { ApiPageResponse, ApiProblems } from '../docs/api-docs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type AuthenticatedUser, CurrentUser } from '../auth/auth.decorators';
+import { CurrentUser } from '../access/access.decorators';
+import type { AuthenticatedUser } from '../access/authenticated-user';
 import { UuidParamPipe } from '../common/http/params';
 import { type Page, readPageRequest } from '../common/paging/page';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from '../idempotency/idempotency-key';

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type Repository } from 'typeorm';
-import { type AuthenticatedUser, isSameUpiId } from '../auth/auth.decorators';
-import { ApiError, forbidden } from '../common/errors/api-error';
-import { ErrorCode } from '../common/errors/error-code';
+import { requireParty, requireSelf } from '../access/access-rules';
+import type { AuthenticatedUser } from '../access/authenticated-user';
 import { type Page, type PageRequest, toPage } from '../common/paging/page';
 import { Transaction } from './transaction.entity';
 
@@ -22,12 +21,7 @@ export class TransactionsService {
 
   async get(referenceId: string, caller: AuthenticatedUser): Promise<Transaction> {
     const transaction = await this.transactions.findOneBy({ referenceId });
-    if (!transaction)
-      throw new ApiError(ErrorCode.TransactionNotFound, `No transaction with reference ID ${referenceId}`);
-    if (!isSameUpiId(transaction.senderUpiId, caller.upiId) && !isSameUpiId(transaction.receiverUpiId, caller.upiId)) {
-      throw forbidden('Only the sender or the receiver may read a transaction');
-    }
-    return transaction;
+    return requireParty(caller, transaction, `No transaction with reference ID ${referenceId}`);
   }
 
   /** Sent and received, newest first (or largest first for amount). The caller must be that user. */
@@ -36,7 +30,7 @@ export class TransactionsService {
     caller: AuthenticatedUser,
     request: PageRequest<TransactionSortKey>,
   ): Promise<Page<Transaction>> {
-    if (!isSameUpiId(upiId, caller.upiId)) throw forbidden('You may only list your own transactions');
+    requireSelf(caller, upiId, 'You may only list your own transactions');
     const [content, total] = await this.transactions
       .createQueryBuilder('t')
       .innerJoin('users', 'u', 'lower(u.upi_id) = lower(:upiId)', { upiId })

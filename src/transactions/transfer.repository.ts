@@ -1,6 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Pool } from 'pg';
-import { DataSource } from 'typeorm';
+import { PG_POOL } from '../database/pg-pool';
 
 export interface TransferCall {
   owner: string;
@@ -31,11 +31,7 @@ export interface TransferResult {
  */
 @Injectable()
 export class TransferRepository {
-  private readonly pool: Pool;
-
-  constructor(dataSource: DataSource) {
-    this.pool = (dataSource.driver as unknown as { master: Pool }).master;
-  }
+  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
 
   async execute(call: TransferCall): Promise<TransferResult> {
     const result = await this.pool.query<{ response_status: number; response_body: string | null; replayed: boolean }>({

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { QueryFailedError } from 'typeorm';
-import { type AuthenticatedUser, isSameUpiId } from '../auth/auth.decorators';
-import { ApiError, forbidden } from '../common/errors/api-error';
+import { requireSelf } from '../access/access-rules';
+import type { AuthenticatedUser } from '../access/authenticated-user';
+import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { createValidationPipe } from '../common/http/validation';
 import { formatMoney } from '../common/money/money';
+import { PgErrorCode, pgErrorCode } from '../database/postgres-errors';
 import { AppConfig } from '../config/app-config';
 import { readIdempotencyKey, requestHash } from '../idempotency/idempotency-key';
 import { OutboxRelay } from '../outbox/outbox-relay.service';
@@ -28,9 +29,6 @@ export interface TransferOutcome {
   body: string;
   replayed: boolean;
 }
-
-const LOCK_NOT_AVAILABLE = '55P03';
-const NUMERIC_OVERFLOW = '22003';
 
 /** Endpoint 7, in the order ARCHITECTURE.md sets: identity, rate limit, validation, then one transaction. */
 @Injectable()
@@ -110,15 +108,14 @@ export class TransferService {
     try {
       return await this.repository.execute(call);
     } catch (error) {
-      const code =
-        (error as { code?: string }).code ?? ((error as QueryFailedError).driverError as { code?: string })?.code;
-      if (code === LOCK_NOT_AVAILABLE) {
+      const code = pgErrorCode(error);
+      if (code === PgErrorCode.LockNotAvailable) {
         throw new ApiError(
           ErrorCode.IdempotencyKeyInFlight,
           'A request with this Idempotency-Key is still being processed; retry shortly',
         );
       }
-      if (code === NUMERIC_OVERFLOW) {
+      if (code === PgErrorCode.NumericValueOutOfRange) {
         throw new ApiError(
           ErrorCode.ValidationFailed,
           'The receiver balance would exceed the largest supported amount',
@@ -135,7 +132,6 @@ export class TransferService {
 /** Rule 1: only the caller may send from their account; checked before anything is locked or written. */
 function assertSenderIsCaller(body: unknown, caller: AuthenticatedUser): void {
   const sender = (body as { senderUpiId?: unknown } | null)?.senderUpiId;
-  if (typeof sender === 'string' && !isSameUpiId(sender, caller.upiId)) {
-    throw forbidden('senderUpiId must be the UPI ID of the authenticated user');
-  }
+  if (typeof sender === 'string')
+    requireSelf(caller, sender, 'senderUpiId must be the UPI ID of the authenticated user');
 }

@@ -10,16 +10,16 @@ import {
 } from '@nestjs/swagger';
 import { ApiPageResponse, ApiProblems } from '../docs/api-docs';
 import type { FastifyReply } from 'fastify';
-import { type AuthenticatedUser, CurrentUser, isSameUpiId, Public, ROLE_ADMIN, Roles } from '../auth/auth.decorators';
-import { ApiError, forbidden, invalidRequest, ValidationError } from '../common/errors/api-error';
-import { ErrorCode } from '../common/errors/error-code';
+import { CurrentUser, Public, Roles } from '../access/access.decorators';
+import { requireOwner } from '../access/access-rules';
+import { type AuthenticatedUser, ROLE_ADMIN } from '../access/authenticated-user';
+import { invalidRequest, ValidationError } from '../common/errors/api-error';
 import { MoneyFormatError, parseMoney } from '../common/money/money';
 import { type Page, readPageBounds, readPageRequest } from '../common/paging/page';
 import { UuidParamPipe } from '../common/http/params';
 import { LedgerEntryResponse } from '../ledger/ledger-entry.dto';
 import { UPI_ID_MESSAGE, UPI_ID_PATTERN } from './upi-id';
 import { RegisterUserRequest, UserAccountResponse, UserResponse } from './user.dto';
-import type { User } from './user.entity';
 import { USER_SORT_KEYS, UsersService } from './users.service';
 
 @ApiTags('Users')
@@ -79,7 +79,7 @@ export class UsersController {
   async byUpiId(@Param('upiId') upiId: string, @CurrentUser() caller: AuthenticatedUser) {
     if (!UPI_ID_PATTERN.test(upiId) || upiId.length > 100) throw new ValidationError({ upiId: UPI_ID_MESSAGE });
     const user = await this.users.findByUpiId(upiId);
-    return UserAccountResponse.of(ownedBy(caller, user, `No user with UPI ID ${upiId}`));
+    return UserAccountResponse.of(requireOwner(caller, user, `No user with UPI ID ${upiId}`));
   }
 
   @Get(':id')
@@ -89,7 +89,7 @@ export class UsersController {
   @ApiProblems(400, 401, 403, 404)
   async byReferenceId(@Param('id', UuidParamPipe) id: string, @CurrentUser() caller: AuthenticatedUser) {
     const user = await this.users.findByReferenceId(id);
-    return UserResponse.of(ownedBy(caller, user, `No user with reference ID ${id}`));
+    return UserResponse.of(requireOwner(caller, user, `No user with reference ID ${id}`));
   }
 
   @Get(':id/ledger')
@@ -105,17 +105,8 @@ export class UsersController {
     @CurrentUser() caller: AuthenticatedUser,
   ): Promise<Page<LedgerEntryResponse>> {
     const bounds = readPageBounds(query);
-    const user = ownedBy(caller, await this.users.findByReferenceId(id), `No user with reference ID ${id}`);
+    const user = requireOwner(caller, await this.users.findByReferenceId(id), `No user with reference ID ${id}`);
     const page = await this.users.ledgerOf(user, bounds);
     return { ...page, content: page.content.map((entry) => LedgerEntryResponse.of(entry, user.referenceId)) };
   }
-}
-
-/** Profiles and ledgers belong to their owner alone: unknown is 404, someone else's is 403. */
-function ownedBy(caller: AuthenticatedUser, user: User | null, notFound: string): User {
-  if (!user) throw new ApiError(ErrorCode.UserNotFound, notFound);
-  if (user.referenceId !== caller.referenceId || !isSameUpiId(user.upiId, caller.upiId)) {
-    throw forbidden('You may only access your own profile and ledger');
-  }
-  return user;
 }

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type Big from 'big.js';
-import { DataSource, QueryFailedError, type Repository } from 'typeorm';
+import { DataSource, type Repository } from 'typeorm';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { type Page, type PageBounds, type PageRequest, toPage } from '../common/paging/page';
+import { PgErrorCode, pgErrorCode } from '../database/postgres-errors';
 import { LedgerService } from '../ledger/ledger.service';
 import { UpiVerificationService } from './upi-verification.service';
 import { User } from './user.entity';
@@ -50,7 +51,7 @@ export class UsersService {
         return user;
       });
     } catch (error) {
-      if (error instanceof QueryFailedError && (error.driverError as { code?: string }).code === '23505') {
+      if (pgErrorCode(error) === PgErrorCode.UniqueViolation) {
         throw new ApiError(ErrorCode.DuplicateUpiId, `UPI ID ${input.upiId} is already registered`);
       }
       throw error;

@@ -1,15 +1,6 @@
 import { createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-
-export const ROLE_USER = 'ROLE_USER';
-export const ROLE_ADMIN = 'ROLE_ADMIN';
-
-/** Who the bearer token says the caller is. */
-export interface AuthenticatedUser {
-  upiId: string;
-  referenceId: string;
-  roles: string[];
-}
+import type { AuthenticatedUser } from './authenticated-user';
 
 export const IS_PUBLIC = 'auth:public';
 export const REQUIRED_ROLES = 'auth:roles';
@@ -25,7 +16,3 @@ export const CurrentUser = createParamDecorator((_data: unknown, context: Execut
   if (!request.user) throw new Error('CurrentUser used on a public route');
   return request.user;
 });
-
-export function isSameUpiId(a: string, b: string): boolean {
-  return a.toLowerCase() === b.toLowerCase();
-}

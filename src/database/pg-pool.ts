@@ -1,0 +1,11 @@
+import { Pool } from 'pg';
+
+/**
+ * Injection token for the service's own pg pool: the hot path (one function call per money
+ * movement) and the samplers use it directly; TypeORM keeps its own pool for the ORM reads.
+ */
+export const PG_POOL = Symbol('PG_POOL');
+
+export function createPgPool(url: string, size: number): Pool {
+  return new Pool({ connectionString: url, max: size, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000 });
+}
