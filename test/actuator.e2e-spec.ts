@@ -68,7 +68,7 @@ describe('actuator', () => {
     for (const family of [
       'process_cpu_seconds_total',
       'nodejs_heap_size_used_bytes',
-      'payments_transfers_total{outcome="201"}',
+      'payments_transfers_total{outcome="201",replayed="false"}',
       'payments_transfer_duration_seconds_bucket',
       'payments_db_pool_connections{state="total"}',
       'payments_circuit_breaker_state{name="upiValidation"}',

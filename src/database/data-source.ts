@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 import { ENTITIES } from './entities';
+import { applySqlFunctions } from './sql-functions';
 
 export function createDataSource(url: string, poolSize: number): DataSource {
   return new DataSource({
@@ -23,6 +24,7 @@ export class SchemaMismatchError extends Error {}
 /** Applies pending migrations, then refuses to go on if the schema still differs from the entities. */
 export async function migrateAndVerify(dataSource: DataSource): Promise<string[]> {
   const applied = await dataSource.runMigrations({ transaction: 'each' });
+  await applySqlFunctions(dataSource);
   const pending = await dataSource.driver.createSchemaBuilder().log();
   if (pending.upQueries.length > 0) {
     const statements = pending.upQueries.map((q) => `  ${q.query}`).join('\n');

@@ -1,9 +1,8 @@
-import { TransactionInsight } from '../insights/transaction-insight.entity';
-import { IdempotencyKey } from '../idempotency/idempotency-key.entity';
-import { LedgerEntry } from '../ledger/ledger-entry.entity';
-import { OutboxEvent } from '../outbox/outbox-event.entity';
-import { Transaction } from '../transactions/transaction.entity';
-import { User } from '../users/user.entity';
+import { join } from 'node:path';
 
-/** Every entity the schema check compares against the migrated database. */
-export const ENTITIES = [User, LedgerEntry, Transaction, IdempotencyKey, OutboxEvent, TransactionInsight];
+/**
+ * Every entity the DataSource maps and the schema check compares against the migrated database:
+ * the `*.entity` files of the feature folders, found by name so that database/ imports no
+ * feature (the features import database/). The same glob serves src/ (.ts) and dist/src/ (.js).
+ */
+export const ENTITIES = [join(__dirname, '..', '*', '*.entity.{ts,js}')];

@@ -1,3 +1,4 @@
+import type { StoredOutcome } from './stored-outcome';
 import { Check, Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 
 export enum IdempotencyStatus {
@@ -7,7 +8,7 @@ export enum IdempotencyStatus {
   Failed = 'FAILED',
 }
 
-/** One stored outcome per (user, key): the request hash, and the exact response to replay. */
+/** One stored outcome per (user, key): the request hash, and the outcome to replay. */
 @Entity({ name: 'idempotency_keys' })
 @Check('ck_idempotency_keys_status', `"status" IN ('INITIATED', 'PROCESSING', 'SUCCESS', 'FAILED')`)
 @Index('uq_idempotency_keys_owner_key', ['ownerUpiId', 'key'], { unique: true })
@@ -36,8 +37,13 @@ export class IdempotencyKey {
   @Column({ name: 'response_status', type: 'integer', nullable: true })
   responseStatus: number | null;
 
+  /** Written before outcomes existed; such rows are replayed verbatim (idempotent_replay.sql). */
   @Column({ name: 'response_body', type: 'text', nullable: true })
   responseBody: string | null;
+
+  /** The typed outcome the movement answered, rendered again on every replay. */
+  @Column({ type: 'jsonb', nullable: true })
+  outcome: StoredOutcome | null;
 
   @Index('ix_idempotency_keys_created')
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })

@@ -2,7 +2,20 @@ import { ApiProperty } from '@nestjs/swagger';
 import { moneyJson } from '../common/money/money';
 import type { Transaction } from './transaction.entity';
 
-/** Same fields, same order as the body the transfer function writes (and replays). */
+/** The fields of a transaction as every answer writes them, the ids and amount as exact text. */
+export interface TransactionFields {
+  transactionId: string;
+  referenceId: string;
+  senderUpiId: string;
+  receiverUpiId: string;
+  amount: string;
+  status: string;
+  type: string;
+  note: string | null;
+  createdAt: string;
+}
+
+/** One Transaction body for reads, 201s and their replays: same fields, same order, same bytes. */
 export class TransactionResponse {
   @ApiProperty({ type: 'integer', example: 42 }) transactionId: RawJson;
   @ApiProperty({ format: 'uuid' }) referenceId: string;
@@ -15,16 +28,30 @@ export class TransactionResponse {
   @ApiProperty({ format: 'date-time' }) createdAt: string;
 
   static of(transaction: Transaction): TransactionResponse {
-    return {
-      transactionId: JSON.rawJSON(transaction.id),
+    return TransactionResponse.from({
+      transactionId: transaction.id,
       referenceId: transaction.referenceId,
       senderUpiId: transaction.senderUpiId,
       receiverUpiId: transaction.receiverUpiId,
-      amount: moneyJson(transaction.amount),
+      amount: transaction.amount.toString(),
       status: transaction.status,
       type: transaction.type,
       note: transaction.note,
       createdAt: transaction.createdAt.toISOString(),
+    });
+  }
+
+  static from(fields: TransactionFields): TransactionResponse {
+    return {
+      transactionId: JSON.rawJSON(fields.transactionId),
+      referenceId: fields.referenceId,
+      senderUpiId: fields.senderUpiId,
+      receiverUpiId: fields.receiverUpiId,
+      amount: moneyJson(fields.amount),
+      status: fields.status,
+      type: fields.type,
+      note: fields.note,
+      createdAt: fields.createdAt,
     };
   }
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Headers, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Query, Req, UseGuards, UseInterceptors } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiBody,
@@ -10,15 +10,17 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { ApiPageResponse, ApiProblems } from '../docs/api-docs';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { CurrentUser } from '../access/access.decorators';
 import type { AuthenticatedUser } from '../access/authenticated-user';
 import { UuidParamPipe } from '../common/http/params';
 import { type Page, readPageRequest } from '../common/paging/page';
-import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from '../idempotency/idempotency-key';
+import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/idempotency-key';
+import { IdempotencyInterceptor, IdempotencyKey } from '../idempotency/idempotency.interceptor';
+import type { IdempotentAnswer } from '../idempotency/stored-outcome';
 import { TransactionResponse } from './transaction.dto';
 import { TRANSACTION_SORT_KEYS, TransactionsService } from './transactions.service';
-import { TransferMetrics } from './transfer-metrics';
+import { SenderIsCallerGuard, TransferRateLimitGuard } from './transfer.guards';
 import { TransferRequest } from './transfer.dto';
 import { TransferService } from './transfer.service';
 
@@ -29,7 +31,6 @@ export class TransactionsController {
   constructor(
     private readonly transfers: TransferService,
     private readonly transactions: TransactionsService,
-    private readonly metrics: TransferMetrics,
   ) {}
 
   @Post()
@@ -52,32 +53,17 @@ export class TransactionsController {
     description: 'Completed; a replay carries Idempotent-Replayed: true',
   })
   @ApiProblems(400, 401, 403, 404, 409, 415, 422, 429, 503)
-  async create(
-    @Body() body: unknown,
-    @Headers('idempotency-key') idempotencyKey: string | undefined,
+  // Order of answers: 401 (global guard), 403, 429, then 400 for the key, then 400/422 for the body.
+  @UseGuards(SenderIsCallerGuard, TransferRateLimitGuard)
+  @UseInterceptors(IdempotencyInterceptor)
+  create(
+    @Body() request: TransferRequest,
+    @IdempotencyKey() idempotencyKey: string,
     @CurrentUser() caller: AuthenticatedUser,
-    @Req() request: FastifyRequest,
-    @Res() reply: FastifyReply,
-  ): Promise<void> {
-    const outcome = await this.metrics.measure(() =>
-      this.transfers.transfer({
-        caller,
-        body,
-        idempotencyKey,
-        instance: request.url.split('?')[0],
-        requestId: String(request.id),
-      }),
-    );
-    if (outcome.status === 201) {
-      const { referenceId } = JSON.parse(outcome.body) as { referenceId: string };
-      void reply.header('Location', `/api/v1/transactions/${referenceId}`);
-    }
-    if (outcome.replayed) void reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
-    // The body is already JSON text (written by the transfer function): sent as is, never re-serialized.
-    void reply
-      .status(outcome.status)
-      .type(outcome.status < 400 ? 'application/json; charset=utf-8' : 'application/problem+json; charset=utf-8')
-      .send(outcome.body);
+    @Req() http: FastifyRequest,
+  ): Promise<IdempotentAnswer> {
+    const context = { requestId: String(http.id), instance: http.url.split('?')[0] };
+    return this.transfers.transfer({ caller, request, idempotencyKey, context });
   }
 
   @Get('user/:upiId')

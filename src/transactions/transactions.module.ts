@@ -5,7 +5,9 @@ import { OutboxModule } from '../outbox/outbox.module';
 import { UsersModule } from '../users/users.module';
 import { TransactionsController } from './transactions.controller';
 import { TransactionsService } from './transactions.service';
-import { TransferMetrics, transferMetricProviders } from './transfer-metrics';
+import { OutcomeRenderer } from './outcome-renderer';
+import { transferMetricProviders } from './transfer-metrics';
+import { SenderIsCallerGuard, TransferRateLimitGuard } from './transfer.guards';
 import { TransferRateLimiter } from './transfer-rate-limiter';
 import { TransferRepository } from './transfer.repository';
 import { TransferService } from './transfer.service';
@@ -18,7 +20,9 @@ import { TransferService } from './transfer.service';
     TransactionsService,
     TransferRepository,
     TransferRateLimiter,
-    TransferMetrics,
+    SenderIsCallerGuard,
+    TransferRateLimitGuard,
+    OutcomeRenderer,
     ...transferMetricProviders,
   ],
   exports: [TransactionsService, TransferRateLimiter],

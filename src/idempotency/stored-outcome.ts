@@ -1,0 +1,38 @@
+/**
+ * What a money movement answered, as data: a code, its arguments, and what the first answer
+ * fixed (its time, request id and path), so that a replay renders the same bytes, even after a
+ * restart. Written by the movement's SQL function, rendered by the owning module.
+ */
+export interface StoredOutcome {
+  code: string;
+  data?: Record<string, unknown>;
+  at?: string;
+  requestId?: string;
+  instance?: string;
+}
+
+/** What the first answer fixes besides the outcome itself; passed to the SQL function to store. */
+export interface AnswerContext {
+  requestId: string;
+  instance: string;
+}
+
+export interface MovementResult {
+  outcome: StoredOutcome;
+  /** True when the outcome was stored by an earlier request with the same key. */
+  replayed: boolean;
+}
+
+/** An HTTP answer already rendered: the idempotency interceptor sends it as is. */
+export interface IdempotentAnswer {
+  status: number;
+  contentType: string;
+  body: string;
+  headers: Record<string, string>;
+  replayed: boolean;
+}
+
+export function isIdempotentAnswer(value: unknown): value is IdempotentAnswer {
+  const answer = value as Partial<IdempotentAnswer> | null;
+  return typeof answer?.status === 'number' && typeof answer.body === 'string' && typeof answer.replayed === 'boolean';
+}

@@ -1,0 +1,99 @@
+import { Injectable } from '@nestjs/common';
+import { ApiError } from '../common/errors/api-error';
+import { ErrorCode } from '../common/errors/error-code';
+import { problemFromOccurrence } from '../common/errors/problem-body';
+import { AppConfig } from '../config/app-config';
+import type { IdempotentAnswer, MovementResult, StoredOutcome } from '../idempotency/stored-outcome';
+import { TransactionResponse, type TransactionFields } from './transaction.dto';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
+
+/** Every code a money movement's SQL function (or idempotent_replay) can answer. */
+export type MovementOutcomeCode =
+  'completed' | 'self-transfer' | 'user-not-found' | 'insufficient-balance' | 'key-reused' | 'legacy';
+
+/**
+ * The one place a movement's outcome becomes HTTP: 201 with the transaction, or a problem. Only
+ * stored facts are used (time, request id, path of the first answer), so a replay, even after a
+ * restart, is the same bytes. A new movement adds its failure codes here, nothing else.
+ */
+@Injectable()
+export class OutcomeRenderer {
+  constructor(private readonly config: AppConfig) {}
+
+  render({ outcome, replayed }: MovementResult): IdempotentAnswer {
+    const data = outcome.data ?? {};
+    const code = outcome.code as MovementOutcomeCode;
+    switch (code) {
+      case 'completed':
+        return created(data as unknown as CompletedData, replayed);
+      case 'self-transfer':
+        return this.problem(
+          outcome,
+          ErrorCode.SelfTransfer,
+          'Sender and receiver must be different accounts',
+          replayed,
+        );
+      case 'user-not-found':
+        return this.problem(outcome, ErrorCode.UserNotFound, `No user with UPI ID ${String(data.upiId)}`, replayed);
+      case 'insufficient-balance':
+        return this.problem(
+          outcome,
+          ErrorCode.InsufficientBalance,
+          `Available balance ${String(data.available)} is less than the required amount ${String(data.required)}`,
+          replayed,
+        );
+      case 'key-reused':
+        // Not a stored answer: the problem is about this request, so it is rendered fresh.
+        throw new ApiError(
+          ErrorCode.IdempotencyKeyReused,
+          'This Idempotency-Key was already used for a different request; use a new key for a new transfer',
+        );
+      case 'legacy':
+        return legacy(data as { status: number; body: string }, replayed);
+      default:
+        return assertNever(code, outcome);
+    }
+  }
+
+  private problem(outcome: StoredOutcome, code: ErrorCode, detail: string, replayed: boolean): IdempotentAnswer {
+    const body = problemFromOccurrence(this.config.errorsBaseUrl, code, detail, {
+      instance: outcome.instance ?? '',
+      timestamp: outcome.at ?? '',
+      requestId: outcome.requestId ?? '',
+    });
+    return { status: body.status, contentType: PROBLEM_TYPE, body: JSON.stringify(body), headers: {}, replayed };
+  }
+}
+
+/** The SQL names status and type only for movements other than a completed transfer. */
+type CompletedData = Omit<TransactionFields, 'status' | 'type'> & Partial<Pick<TransactionFields, 'status' | 'type'>>;
+
+function created(fields: CompletedData, replayed: boolean): IdempotentAnswer {
+  const body = TransactionResponse.from({
+    ...fields,
+    status: fields.status ?? 'COMPLETED',
+    type: fields.type ?? 'TRANSFER',
+  });
+  return {
+    status: 201,
+    contentType: JSON_TYPE,
+    body: JSON.stringify(body),
+    headers: { Location: `/api/v1/transactions/${fields.referenceId}` },
+    replayed,
+  };
+}
+
+/** A row stored before outcomes existed holds the exact text it answered: replayed as it was. */
+function legacy({ status, body }: { status: number; body: string }, replayed: boolean): IdempotentAnswer {
+  const headers: Record<string, string> = {};
+  if (status === 201) {
+    headers.Location = `/api/v1/transactions/${(JSON.parse(body) as { referenceId: string }).referenceId}`;
+  }
+  return { status, contentType: status < 400 ? JSON_TYPE : PROBLEM_TYPE, body, headers, replayed };
+}
+
+function assertNever(code: never, outcome: StoredOutcome): never {
+  throw new Error(`No rendering for movement outcome ${String(code)} (${JSON.stringify(outcome)})`);
+}

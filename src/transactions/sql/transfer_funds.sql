@@ -1,0 +1,135 @@
+-- A transfer, whole: claim the idempotency key, lock both accounts in a fixed order, apply the
+-- rules, write balances, transaction, ledger rows and outbox event, and store the outcome, all in
+-- the caller's single round trip and single transaction.
+--
+-- Returns the outcome as data: {"code", "data", "at", ...p_context}. HTTP is written by the
+-- service (outcome-renderer.ts); p_context carries what the first answer fixes (request id,
+-- path) so a replay renders the same bytes. Codes: completed | self-transfer | user-not-found |
+-- insufficient-balance; a replay may also answer key-reused or legacy (idempotent_replay.sql).
+CREATE OR REPLACE FUNCTION transfer_funds(
+  p_owner text,
+  p_idempotency_key text,
+  p_request_hash text,
+  p_sender_upi_id text,
+  p_receiver_upi_id text,
+  p_amount numeric(19,4),
+  p_note text,
+  p_reference_id uuid,
+  p_event_id uuid,
+  p_context jsonb
+) RETURNS TABLE (result jsonb, replayed boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_key_id bigint;
+  v_stored idempotency_keys%ROWTYPE;
+  v_locked_first users%ROWTYPE;
+  v_locked_second users%ROWTYPE;
+  v_sender users%ROWTYPE;
+  v_receiver users%ROWTYPE;
+  v_first text := lower(p_sender_upi_id);
+  v_second text := lower(p_receiver_upi_id);
+  v_transaction_id bigint;
+  -- Millisecond precision, so the stored time and every JSON rendering of it agree.
+  v_now timestamptz := date_trunc('milliseconds', now());
+  v_at text := to_char(date_trunc('milliseconds', now()) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
+  v_code text;
+  v_data jsonb := '{}';
+  v_outcome jsonb;
+BEGIN
+  -- Claim the key. A twin request still in flight holds it uncommitted: wait for it at most
+  -- 2 s (then 55P03, answered 409), and replay its outcome once it commits.
+  PERFORM set_config('lock_timeout', '2s', true);
+  INSERT INTO idempotency_keys (owner_upi_id, idempotency_key, request_hash, status)
+  VALUES (p_owner, p_idempotency_key, p_request_hash, 'PROCESSING')
+  ON CONFLICT (owner_upi_id, idempotency_key) DO NOTHING
+  RETURNING id INTO v_key_id;
+  PERFORM set_config('lock_timeout', '0', true);
+
+  IF v_key_id IS NULL THEN
+    SELECT * INTO v_stored FROM idempotency_keys
+    WHERE owner_upi_id = p_owner AND idempotency_key = p_idempotency_key;
+    IF v_stored.status IN ('INITIATED', 'PROCESSING') THEN
+      -- A committed claim without an outcome (this function never commits one; an older node or
+      -- a repair might). Past the 2-minute lease a retry takes it over.
+      UPDATE idempotency_keys
+      SET request_hash = p_request_hash, status = 'PROCESSING', updated_at = v_now
+      WHERE id = v_stored.id AND updated_at < v_now - interval '2 minutes'
+      RETURNING id INTO v_key_id;
+      IF v_key_id IS NULL THEN
+        RAISE EXCEPTION 'idempotency key % is in flight', p_idempotency_key USING ERRCODE = '55P03';
+      END IF;
+    ELSE
+      v_outcome := idempotent_replay(v_stored, p_request_hash);
+      RETURN QUERY SELECT v_outcome, v_outcome->>'code' <> 'key-reused';
+      RETURN;
+    END IF;
+  END IF;
+
+  IF v_first = v_second THEN
+    v_code := 'self-transfer';
+  ELSE
+    -- Lock both accounts in one fixed order (lower-cased UPI ID, byte order), so
+    -- opposite-direction transfers between the same pair can never deadlock.
+    IF v_first COLLATE "C" > v_second COLLATE "C" THEN
+      v_first := lower(p_receiver_upi_id);
+      v_second := lower(p_sender_upi_id);
+    END IF;
+    SELECT * INTO v_locked_first FROM users WHERE lower(upi_id) = v_first FOR UPDATE;
+    SELECT * INTO v_locked_second FROM users WHERE lower(upi_id) = v_second FOR UPDATE;
+    IF v_first = lower(p_sender_upi_id) THEN
+      v_sender := v_locked_first;
+      v_receiver := v_locked_second;
+    ELSE
+      v_sender := v_locked_second;
+      v_receiver := v_locked_first;
+    END IF;
+
+    IF v_receiver.id IS NULL OR v_sender.id IS NULL THEN
+      v_code := 'user-not-found';
+      v_data := jsonb_build_object('upiId',
+        CASE WHEN v_receiver.id IS NULL THEN p_receiver_upi_id ELSE p_sender_upi_id END);
+    ELSIF v_sender.balance < p_amount THEN
+      v_code := 'insufficient-balance';
+      v_data := jsonb_build_object('available', v_sender.balance::text, 'required', p_amount::text);
+    ELSE
+      UPDATE users SET balance = balance - p_amount, version = version + 1, updated_at = v_now
+      WHERE id = v_sender.id;
+      UPDATE users SET balance = balance + p_amount, version = version + 1, updated_at = v_now
+      WHERE id = v_receiver.id;
+
+      INSERT INTO transactions (reference_id, sender_id, receiver_id, sender_upi_id, receiver_upi_id, amount, note, created_at)
+      VALUES (p_reference_id, v_sender.id, v_receiver.id, v_sender.upi_id, v_receiver.upi_id, p_amount, p_note, v_now)
+      RETURNING id INTO v_transaction_id;
+
+      INSERT INTO ledger_entries (user_id, transaction_id, transaction_reference_id, entry_type, amount, balance_before, balance_after, created_at)
+      VALUES
+        (v_sender.id, v_transaction_id, p_reference_id, 'DEBIT', p_amount, v_sender.balance, v_sender.balance - p_amount, v_now),
+        (v_receiver.id, v_transaction_id, p_reference_id, 'CREDIT', p_amount, v_receiver.balance, v_receiver.balance + p_amount, v_now);
+
+      -- The event is a contract of its own (CONTRACTS.md), not an HTTP body: written here, once.
+      INSERT INTO outbox_events (event_id, event_type, aggregate_key, payload, created_at)
+      VALUES (p_event_id, 'TransferCompleted', v_sender.upi_id, format(
+        '{"eventId":"%s","eventType":"TransferCompleted","occurredAt":"%s","transactionId":%s,"transactionReferenceId":"%s","senderUpiId":%s,"receiverUpiId":%s,"amount":"%s","currency":"INR","note":%s}',
+        p_event_id, v_at, v_transaction_id, p_reference_id,
+        to_json(v_sender.upi_id)::text, to_json(v_receiver.upi_id)::text, p_amount, coalesce(to_json(p_note)::text, 'null')), v_now);
+
+      v_code := 'completed';
+      -- Ids and amounts as text: they are rendered exactly, never through a float.
+      v_data := jsonb_build_object(
+        'transactionId', v_transaction_id::text, 'referenceId', p_reference_id,
+        'senderUpiId', v_sender.upi_id, 'receiverUpiId', v_receiver.upi_id,
+        'amount', p_amount::text, 'note', p_note, 'createdAt', v_at);
+    END IF;
+  END IF;
+
+  v_outcome := jsonb_build_object('code', v_code, 'data', v_data, 'at', v_at) || coalesce(p_context, '{}');
+  -- response_status is the operators' one-glance summary of the row; the renderer decides HTTP.
+  UPDATE idempotency_keys
+  SET status = CASE WHEN v_code = 'completed' THEN 'SUCCESS' ELSE 'FAILED' END,
+      response_status = CASE v_code WHEN 'completed' THEN 201 WHEN 'self-transfer' THEN 400
+                                    WHEN 'user-not-found' THEN 404 ELSE 422 END,
+      outcome = v_outcome, updated_at = v_now
+  WHERE id = v_key_id;
+  RETURN QUERY SELECT v_outcome, false;
+END
+$$;
