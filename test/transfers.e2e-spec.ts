@@ -1,5 +1,8 @@
 import type { Client } from 'pg';
 import { IdempotencyPurgeJob } from '../src/idempotency/idempotency-purge.job';
+import { requestHash } from '../src/idempotency/idempotency-key';
+import { FakeUpiProvider } from './support/fake-upi-provider';
+import { backendsBlockedBy, waitForBackendBlockedBy, watchForBackendBlockedBy } from './medium/support/locks';
 import { newIdempotencyKey, type RegisteredUser, uniqueUpiId } from './support/api-client';
 import { balanceOf, connectTestDatabase, countTransactionsBetween, idempotencyRow } from './support/db';
 import { expectProblem } from './support/problem';
@@ -118,8 +121,19 @@ describe('transfers on one service', () => {
           ]);
           const key = newIdempotencyKey();
           const started = Date.now();
-          const response = await t.api.transfer(mallory, bob.upiId, 50, { senderUpiId: alice.upiId, key });
-          expect(Date.now() - started).toBeLessThan(1000);
+          const lockerPid = (await locker.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+          // Should the check come after the locks, the request would queue behind the locker: that
+          // is seen at once (not as a test timeout), and the locker's rollback lets it go.
+          const watch = watchForBackendBlockedBy(db, lockerPid);
+          const response = await Promise.race([
+            t.api.transfer(mallory, bob.upiId, 50, { senderUpiId: alice.upiId, key }),
+            watch.blocked,
+          ]);
+          watch.stop();
+          expect(response).not.toBe('blocked');
+          if (response === 'blocked') return;
+          expect(await backendsBlockedBy(db, lockerPid)).toBe(0);
+          expect(Date.now() - started).toBeLessThan(10_000);
           expectProblem(response, 403, 'forbidden-operation');
           expect(await idempotencyRow(db, mallory.upiId, key)).toBeUndefined();
         } finally {
@@ -238,6 +252,10 @@ describe('transfers on one service', () => {
         const rounded = await t.api.transfer(alice, bob.upiId, '0.00995');
         expect(rounded.status).toBe(201);
         expect(rounded.text).toContain('"amount":0.0100');
+        // A tie whose HALF_UP rounding would differ: 0.01005 -> 0.0100 (HALF_EVEN), not 0.0101.
+        const tie = await t.api.transfer(alice, bob.upiId, '0.01005');
+        expect(tie.status).toBe(201);
+        expect(tie.text).toContain('"amount":0.0100');
       });
 
       it('answers 400 for malformed JSON', async () => {
@@ -371,23 +389,80 @@ describe('transfers on one service', () => {
     it('rule 8: replays the twin once it commits within the wait', async () => {
       const [alice, bob] = await pair();
       const key = newIdempotencyKey();
+      const hash = requestHash({
+        senderUpiId: alice.upiId.toLowerCase(),
+        receiverUpiId: bob.upiId.toLowerCase(),
+        amount: '10.0000',
+        note: null,
+      });
       const twin = await connectTestDatabase();
       try {
+        // The twin is the same request, mid-transfer on another connection: its key is claimed, its money moved.
         await twin.query('BEGIN');
-        await twin.query(
-          `INSERT INTO idempotency_keys (owner_upi_id, idempotency_key, request_hash, status, response_status, response_body)
-         VALUES (lower($1), $2, 'twin', 'FAILED', 400, '{"from":"twin"}')`,
-          [alice.upiId, key],
+        const twinOutcome = await twin.query(
+          `SELECT result FROM transfer_funds(lower($1), $2, $3, $1, $4, 10, NULL, gen_random_uuid(), gen_random_uuid(),
+             '{"requestId":"twin-request","instance":"/api/v1/transactions"}')`,
+          [alice.upiId, key, hash, bob.upiId],
         );
+        const twinReferenceId = twinOutcome.rows[0].result.data.referenceId;
         const pending = t.api.transfer(alice, bob.upiId, 10, { key });
-        await new Promise((resolve) => setTimeout(resolve, 500));
+        await waitForBackendBlockedBy(db, (await twin.query('SELECT pg_backend_pid() AS pid')).rows[0].pid, 10_000);
         await twin.query('COMMIT');
         const response = await pending;
-        // The twin's payload differs from ours (hash "twin"), so the key counts as reused.
-        expectProblem(response, 400, 'idempotency-key-reused');
+        expect(response.status).toBe(201);
+        expect(response.headers.get('idempotent-replayed')).toBe('true');
+        expect(response.body.referenceId).toBe(twinReferenceId);
+        expect(response.headers.get('location')).toBe(`/api/v1/transactions/${twinReferenceId}`);
       } finally {
         await twin.end();
       }
+      expect(await balanceOf(db, alice.upiId)).toBe('990.0000');
+      expect(await countTransactionsBetween(db, alice.upiId, bob.upiId)).toBe(1);
+    });
+
+    it('replays the same bytes after a restart: time, request id and path come from the stored outcome', async () => {
+      const [alice, bob] = await pair();
+      const [created, refused] = [newIdempotencyKey(), newIdempotencyKey()];
+      const first = await t.api.transfer(alice, bob.upiId, 100, { key: created });
+      const firstProblem = await t.api.transfer(alice, bob.upiId, 5000, { key: refused });
+      expectProblem(firstProblem, 422, 'insufficient-balance');
+      const restarted = await startTestApp({ RATE_LIMIT_PER_SECOND: '1000' });
+      try {
+        const replay = await restarted.api.transfer(alice, bob.upiId, 100, { key: created });
+        const problemReplay = await restarted.api.transfer(alice, bob.upiId, 5000, { key: refused });
+        expect(replay.text).toBe(first.text);
+        expect(problemReplay.text).toBe(firstProblem.text);
+        expect(problemReplay.headers.get('content-type')).toBe(firstProblem.headers.get('content-type'));
+        expect(problemReplay.headers.get('x-request-id')).not.toBe(firstProblem.headers.get('x-request-id'));
+        expect(problemReplay.body.requestId).toBe(firstProblem.headers.get('x-request-id'));
+      } finally {
+        await restarted.close();
+      }
+      expect(await balanceOf(db, alice.upiId)).toBe('900.0000');
+    });
+
+    it('replays a record stored before outcomes existed exactly as it was written', async () => {
+      const [alice, bob] = await pair();
+      const key = newIdempotencyKey();
+      const referenceId = '6f1c3a52-0b8e-4e0a-9a4e-2d4f4c1b7a10';
+      const body = `{"transactionId":7,"referenceId":"${referenceId}","senderUpiId":"${alice.upiId}","receiverUpiId":"${bob.upiId}","amount":3.0000,"status":"COMPLETED","type":"TRANSFER","note":null,"createdAt":"2026-11-01T10:00:00.000Z"}`;
+      const hash = requestHash({
+        senderUpiId: alice.upiId.toLowerCase(),
+        receiverUpiId: bob.upiId.toLowerCase(),
+        amount: '3.0000',
+        note: null,
+      });
+      await db.query(
+        `INSERT INTO idempotency_keys (owner_upi_id, idempotency_key, request_hash, status, response_status, response_body)
+         VALUES (lower($1), $2, $3, 'SUCCESS', 201, $4)`,
+        [alice.upiId, key, hash, body],
+      );
+      const replay = await t.api.transfer(alice, bob.upiId, 3, { key });
+      expect(replay.status).toBe(201);
+      expect(replay.text).toBe(body);
+      expect(replay.headers.get('location')).toBe(`/api/v1/transactions/${referenceId}`);
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      expect(await balanceOf(db, alice.upiId)).toBe('1000.0000');
     });
 
     it('takes over a stale PROCESSING claim older than 2 minutes', async () => {
@@ -468,10 +543,15 @@ describe('transfers on one service', () => {
 
 describe('per-user rate limit', () => {
   let t: TestApp;
+  let db: Client;
   beforeAll(async () => {
     t = await startTestApp({ RATE_LIMIT_PER_SECOND: '3' });
+    db = await connectTestDatabase();
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await db.end();
+    await t.close();
+  });
 
   async function burst(sender: RegisteredUser, receiver: RegisteredUser, count: number) {
     return Promise.all(Array.from({ length: count }, () => t.api.transfer(sender, receiver.upiId, 1)));
@@ -490,6 +570,31 @@ describe('per-user rate limit', () => {
     }
   });
 
+  it('answers in the order 403, 429, then 400 for the key before 422 for the body', async () => {
+    const [alice, bob] = await Promise.all([t.api.registerUser({ balance: 100 }), t.api.registerUser()]);
+    const bad = (senderUpiId: string) =>
+      t.api.post(
+        '/api/v1/transactions',
+        { senderUpiId, receiverUpiId: bob.upiId, amount: 'ten' },
+        { token: alice.token },
+      );
+    // Wrong sender, no key, bad body: 403, and it does not spend the limit.
+    const forbidden = await Promise.all([bad(bob.upiId), bad(bob.upiId), bad(bob.upiId), bad(bob.upiId)]);
+    for (const response of forbidden) expectProblem(response, 403, 'forbidden-operation');
+    // Right sender, no key, bad body: the first three pass the limit and fail on the key (400, not
+    // 422); the rest are 429 whatever else is wrong with them.
+    const responses = await Promise.all(Array.from({ length: 5 }, () => bad(alice.upiId)));
+    const slugs = responses.map((r) => `${r.status} ${String(r.body.type).split('/').pop()}`).sort();
+    expect(slugs).toEqual([
+      '400 idempotency-key-missing',
+      '400 idempotency-key-missing',
+      '400 idempotency-key-missing',
+      '429 rate-limit-exceeded',
+      '429 rate-limit-exceeded',
+    ]);
+    expect(await balanceOf(db, alice.upiId)).toBe('100.0000');
+  });
+
   it('limits each user separately and lets a user in again after a second', async () => {
     const [alice, bob, carol] = await Promise.all([
       t.api.registerUser({ balance: 100 }),
@@ -500,5 +605,40 @@ describe('per-user rate limit', () => {
     expect((await burst(bob, carol, 3)).map((r) => r.status)).toEqual([201, 201, 201]);
     await new Promise((resolve) => setTimeout(resolve, 1100));
     expect((await t.api.transfer(alice, carol.upiId, 1)).status).toBe(201);
+  });
+});
+
+describe('replays while the UPI verification provider is down', () => {
+  let provider: FakeUpiProvider;
+  let t: TestApp;
+  let db: Client;
+  beforeAll(async () => {
+    provider = await new FakeUpiProvider().start();
+    t = await startTestApp({
+      RATE_LIMIT_PER_SECOND: '1000',
+      UPI_VERIFICATION_URL: provider.url,
+      UPI_VERIFICATION_CACHE_TTL_MS: '0',
+    });
+    db = await connectTestDatabase();
+  });
+  afterAll(async () => {
+    await db.end();
+    await t.close();
+    await provider.stop();
+  });
+  afterEach(() => {
+    provider.mode = 'accept';
+  });
+
+  it('still checks the payload: the same key with another amount is 400, not the stored 201', async () => {
+    const [alice, bob] = await Promise.all([t.api.registerUser({ balance: 100 }), t.api.registerUser()]);
+    const key = newIdempotencyKey();
+    expect((await t.api.transfer(alice, bob.upiId, 10, { key })).status).toBe(201);
+    provider.mode = 'fail';
+    expectProblem(await t.api.transfer(alice, bob.upiId, 11, { key }), 400, 'idempotency-key-reused');
+    const replay = await t.api.transfer(alice, bob.upiId, 10, { key });
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(await balanceOf(db, alice.upiId)).toBe('90.0000');
   });
 });

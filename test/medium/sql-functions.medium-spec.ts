@@ -1,0 +1,39 @@
+import type { Client } from 'pg';
+import { readSqlFunctionFiles } from '../../src/database/sql-functions';
+import { connectTestDatabase } from '../support/db';
+
+/** The database runs exactly the canonical files: no function was changed behind their back. */
+describe('database functions match their canonical files', () => {
+  let db: Client;
+  beforeAll(async () => (db = await connectTestDatabase()));
+  afterAll(() => db.end());
+
+  const files = readSqlFunctionFiles();
+
+  it('records the checksum of every file', async () => {
+    const rows = await db.query<{ name: string; checksum: string }>('SELECT name, checksum FROM sql_functions');
+    const recorded = Object.fromEntries(rows.rows.map((row) => [row.name, row.checksum]));
+    for (const file of files) expect([file.name, recorded[file.name]]).toEqual([file.name, file.checksum]);
+  });
+
+  it.each(files.map((file) => [file.name, file]))('%s in the database is the file', async (_name, file) => {
+    // Applied again into a scratch schema, then both definitions are compared as PostgreSQL prints them.
+    await db.query('BEGIN');
+    try {
+      await db.query('CREATE SCHEMA medium_sql_check');
+      await db.query('SET LOCAL search_path = medium_sql_check, public');
+      await db.query(file.sql);
+      const definitions = await db.query<{ schema: string; def: string }>(
+        `SELECT n.nspname AS schema, pg_get_functiondef(p.oid) AS def
+         FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+         WHERE p.proname = $1 AND n.nspname IN ('public', 'medium_sql_check')`,
+        [file.name],
+      );
+      const bySchema = Object.fromEntries(definitions.rows.map((row) => [row.schema, row.def]));
+      expect(Object.keys(bySchema).sort()).toEqual(['medium_sql_check', 'public']);
+      expect(bySchema.public).toBe(bySchema.medium_sql_check.replace('medium_sql_check.', 'public.'));
+    } finally {
+      await db.query('ROLLBACK');
+    }
+  });
+});

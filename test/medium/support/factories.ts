@@ -1,0 +1,47 @@
+import { randomUUID } from 'node:crypto';
+import type { Client } from 'pg';
+import { requestHash } from '../../../src/idempotency/idempotency-key';
+
+export interface MediumUser {
+  id: string;
+  upiId: string;
+}
+
+/** A registered user straight in SQL, with the opening CREDIT registration writes (balance = credits - debits). */
+export async function newUser(db: Client, balance = '0', prefix = 'm'): Promise<MediumUser> {
+  const upiId = `${prefix}${randomUUID().replaceAll('-', '').slice(0, 16)}@medium`;
+  const result = await db.query<{ id: string }>(
+    `WITH u AS (
+       INSERT INTO users (reference_id, name, upi_id, phone_number, balance)
+       VALUES (gen_random_uuid(), 'Medium User', $1, '9000000000', $2) RETURNING id, balance
+     ), opening AS (
+       INSERT INTO ledger_entries (user_id, transaction_reference_id, entry_type, amount, balance_before, balance_after)
+       SELECT id, gen_random_uuid(), 'CREDIT', balance, 0, balance FROM u WHERE balance > 0
+     )
+     SELECT id FROM u`,
+    [upiId, balance],
+  );
+  return { id: result.rows[0].id, upiId };
+}
+
+/** Calls transfer_funds as the service does (the sender is the key's owner); returns its outcome. */
+export async function transferFunds(
+  db: Client,
+  sender: MediumUser,
+  receiverUpiId: string,
+  amount: string,
+  key: string = randomUUID(),
+): Promise<{ result: { code: string; data: Record<string, string> }; replayed: boolean }> {
+  const hash = requestHash({
+    senderUpiId: sender.upiId.toLowerCase(),
+    receiverUpiId: receiverUpiId.toLowerCase(),
+    amount,
+    note: null,
+  });
+  const rows = await db.query(
+    `SELECT result, replayed FROM transfer_funds(lower($1), $2, $3, $1, $4, $5, NULL, gen_random_uuid(), gen_random_uuid(),
+       '{"requestId":"medium","instance":"/medium"}')`,
+    [sender.upiId, key, hash, receiverUpiId, amount],
+  );
+  return rows.rows[0];
+}
