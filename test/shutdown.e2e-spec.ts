@@ -1,6 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from 'pg';
 import { findLedgerViolations } from '../scripts/lib/ledger-invariants';
@@ -8,6 +5,7 @@ import { ServiceProcess } from '../scripts/lib/service-process';
 import { ApiClient, newIdempotencyKey } from './support/api-client';
 import { connectTestDatabase } from './support/db';
 import { TEST_JWT_SECRET } from './support/jwt';
+import { makeTempDir, removeTempDir } from './support/temp-dir';
 
 const WORKERS = 8;
 /** The server closed a kept-alive connection as the client reused it: the request may never have arrived. */
@@ -15,15 +13,20 @@ const CONNECTION_LOST = ['ECONNRESET', 'UND_ERR_SOCKET'];
 
 describe('graceful shutdown', () => {
   let db: Client;
+  const dataDirs: string[] = [];
+  const dataDir = (prefix: string) => dataDirs[dataDirs.push(makeTempDir(prefix)) - 1];
   beforeAll(async () => {
     db = await connectTestDatabase();
   });
-  afterAll(() => db.end());
+  afterAll(async () => {
+    await db.end();
+    dataDirs.splice(0).forEach(removeTempDir);
+  });
 
   it('finishes or cleanly refuses every request on SIGTERM, exits 0 within 10 s, and keeps the ledger whole', async () => {
     const service = await ServiceProcess.start({
       DATABASE_URL: process.env.TEST_DATABASE_URL!,
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'payments-shutdown-')),
+      DATA_DIR: dataDir('payments-shutdown'),
       JWT_SECRET: TEST_JWT_SECRET,
       RATE_LIMIT_PER_SECOND: '100000',
       LOG_LEVEL: 'info',
@@ -87,7 +90,7 @@ describe('graceful shutdown', () => {
   it('writes JSON log lines carrying the request id and never the bearer token', async () => {
     const service = await ServiceProcess.start({
       DATABASE_URL: process.env.TEST_DATABASE_URL!,
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'payments-logs-')),
+      DATA_DIR: dataDir('payments-logs'),
       JWT_SECRET: TEST_JWT_SECRET,
       LOG_LEVEL: 'info',
     });
