@@ -205,7 +205,7 @@ describe('transfer events on Kafka', () => {
           const [alice, bob] = await users(t, 2);
           const response = await t.api.transfer(alice, bob.upiId, 42, { note: 'Swiggy dinner' });
           expect(response.status).toBe(201);
-          await waitUntil(() => consumedOffsets(topic).then((n) => n === 1), "the consumer group's commit", 60_000);
+          await waitUntil(() => consumedOffsets(topic).then((n) => n === 1), "the consumer group's commit", 90_000);
           const stored = await db.query(
             'SELECT i.source FROM transaction_insights i JOIN transactions t ON t.id = i.transaction_id WHERE t.reference_id = $1',
             [response.body.referenceId],
@@ -230,7 +230,7 @@ describe('transfer events on Kafka', () => {
     } finally {
       await model.stop();
     }
-  }, 120_000);
+  }, 180_000);
 
   it('delivers every event exactly once with two service instances relaying from one database', async () => {
     await withCluster(2, async ({ apps, db, reader }) => {

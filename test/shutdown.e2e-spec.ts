@@ -118,5 +118,5 @@ describe('graceful shutdown', () => {
     } finally {
       await service.stop('SIGTERM');
     }
-  });
+  }, 60_000);
 });

@@ -41,14 +41,7 @@ export function producerOptions(config: AppConfig): KafkaClientOptions {
 export function consumerOptions(config: AppConfig): KafkaClientOptions {
   return {
     client: connection(config),
-    // Shorter than kafkajs's defaults (30 s, 60 s): a stopped instance's partitions move on within seconds.
-    consumer: {
-      groupId: CONSUMER_GROUP,
-      allowAutoTopicCreation: false,
-      sessionTimeout: 10_000,
-      rebalanceTimeout: 10_000,
-      heartbeatInterval: 1000,
-    },
+    consumer: { groupId: CONSUMER_GROUP, allowAutoTopicCreation: false },
     postfixId: '-events',
     subscribe: { fromBeginning: true },
   };

@@ -16,21 +16,29 @@ const MAX_RETRY_MS = 30_000;
  */
 export class TransferEventsServer extends ServerKafka {
   private closed = false;
+  private starting: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
 
   constructor(
     private readonly topic: string,
     options: ConstructorParameters<typeof ServerKafka>[0],
   ) {
     super(options);
+    // kafkajs restarts a crashed consumer on a timer; once closed, that restart must not happen.
+    const retry = { ...this.options.consumer?.retry, restartOnFailure: () => Promise.resolve(!this.closed) };
+    this.options.consumer = { ...this.options.consumer!, retry };
   }
 
   override async listen(callback: (error?: unknown) => void): Promise<void> {
     callback();
-    void this.startUntilClosed();
+    this.starting = this.startUntilClosed();
   }
 
+  /** Waits for a start under way, so that what it creates is what gets closed. */
   override async close(): Promise<void> {
     this.closed = true;
+    this.wake?.();
+    await this.starting;
     await super.close();
   }
 
@@ -47,16 +55,16 @@ export class TransferEventsServer extends ServerKafka {
     for (let waitMs = FIRST_RETRY_MS; !this.closed; waitMs = Math.min(MAX_RETRY_MS, waitMs * 2)) {
       try {
         this.client = await this.createClient();
-        if (this.closed) return;
         await this.start(() => undefined);
-        // Closed while starting: nothing may outlive the application.
-        if (this.closed) await super.close();
         return;
       } catch (error) {
+        await super.close().catch(() => undefined);
         if (this.closed) return;
         this.logger.warn(`Kafka consumer not started (${(error as Error).message}); retrying in ${waitMs} ms`);
-        await super.close().catch(() => undefined);
-        await new Promise((resolve) => setTimeout(resolve, waitMs).unref());
+        await new Promise<void>((resolve) => {
+          this.wake = resolve;
+          setTimeout(resolve, waitMs).unref();
+        });
       }
     }
   }
