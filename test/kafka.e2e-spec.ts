@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import { Client } from 'pg';
 import { EventPublisher } from '../src/outbox/event-publisher';
+import { consumerGroup } from '../src/outbox/kafka-options';
 import { OutboxRelay } from '../src/outbox/outbox-relay.service';
 import type { RegisteredUser } from './support/api-client';
 import { withScratchDatabase } from './support/db';
@@ -189,7 +190,7 @@ describe('transfer events on Kafka', () => {
     }).admin();
     await admin.connect();
     try {
-      const [offsets] = await admin.fetchOffsets({ groupId: 'payment-service-events', topics: [topic] });
+      const [offsets] = await admin.fetchOffsets({ groupId: consumerGroup(topic), topics: [topic] });
       return offsets.partitions.reduce((sum, p) => sum + Math.max(0, Number(p.offset)), 0);
     } finally {
       await admin.disconnect();

@@ -4,8 +4,14 @@ import type { AppConfig } from '../config/app-config';
 
 export const TRANSFER_EVENTS_CLIENT = Symbol('TRANSFER_EVENTS_CLIENT');
 
-/** With the postfix below, the consumer group is `payment-service-events`: one group for all instances, so each event is handled once per cluster. */
-const CONSUMER_GROUP = 'payment-service';
+/**
+ * The service's consumer group for a topic: shared by all instances, so each event is handled once
+ * per cluster. One group per topic, because kafkajs's partition assigner takes every member of a
+ * group to read the same topics (deployments with different topics may share a broker).
+ */
+export function consumerGroup(topic: string): string {
+  return `payment-service-events.${topic}`;
+}
 
 type KafkaClientOptions = Required<KafkaOptions>['options'];
 
@@ -41,8 +47,8 @@ export function producerOptions(config: AppConfig): KafkaClientOptions {
 export function consumerOptions(config: AppConfig): KafkaClientOptions {
   return {
     client: connection(config),
-    consumer: { groupId: CONSUMER_GROUP, allowAutoTopicCreation: false },
-    postfixId: '-events',
+    consumer: { groupId: consumerGroup(config.kafkaTopic), allowAutoTopicCreation: false },
+    postfixId: '',
     subscribe: { fromBeginning: true },
   };
 }
