@@ -6,6 +6,7 @@ import { ApiClient, newIdempotencyKey } from './support/api-client';
 import { connectTestDatabase } from './support/db';
 import { TEST_JWT_SECRET } from './support/jwt';
 import { makeTempDir, removeTempDir } from './support/temp-dir';
+import { waitUntil } from './support/wait';
 
 const WORKERS = 8;
 /** The server closed a kept-alive connection as the client reused it: the request may never have arrived. */
@@ -53,7 +54,9 @@ describe('graceful shutdown', () => {
       }
     };
     const stream = Array.from({ length: WORKERS }, (_, seed) => worker(seed));
+    // Signal mid-stream once it is well under way, however slow the machine: by count, not by clock.
     await sleep(1000);
+    await waitUntil(() => outcomes.filter((o) => o.status === 201).length > 20, 'a stream well under way', 30_000);
     stopping = true;
     const signalled = Date.now();
     const exitCode = await service.stop('SIGTERM');
@@ -85,7 +88,7 @@ describe('graceful shutdown', () => {
     ]);
     expect(stored.rowCount).toBe(completed.length);
     expect(await findLedgerViolations(db, { userReferenceIds: users.map((u) => u.referenceId) })).toEqual([]);
-  }, 60_000);
+  }, 90_000);
 
   it('writes JSON log lines carrying the request id and never the bearer token', async () => {
     const service = await ServiceProcess.start({
