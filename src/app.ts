@@ -13,6 +13,7 @@ import { createValidationPipe } from './common/http/validation';
 import { openDatabase } from './database/database.module';
 import { setUpApiDocs } from './docs/api-docs';
 import { findRepoRoot } from './common/repo-root';
+import { startTransferEventConsumer } from './outbox/transfer-events.server';
 
 /** Helmet's defaults, plus what Swagger UI needs: its inline styles and data: images. */
 const SWAGGER_FRIENDLY_CSP = {
@@ -62,5 +63,6 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   await app.register(helmet, { contentSecurityPolicy: { directives: SWAGGER_FRIENDLY_CSP } });
   setUpApiDocs(app, readPackageVersion());
   app.useGlobalPipes(createValidationPipe());
+  await startTransferEventConsumer(app, config);
   return app;
 }

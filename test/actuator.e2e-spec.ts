@@ -1,8 +1,6 @@
-import { chmodSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { EmbeddedDatabase } from '../src/database/embedded-postgres';
 import { uniqueUpiId } from './support/api-client';
+import { makeTempDir, removeTempDir } from './support/temp-dir';
 import { startTestApp, type TestApp } from './support/test-app';
 
 describe('actuator', () => {
@@ -94,8 +92,7 @@ describe('actuator', () => {
 
 describe('readiness follows the database', () => {
   it('is DOWN while the database is unreachable and UP again when it returns', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'payments-readiness-'));
-    chmodSync(dataDir, 0o755);
+    const dataDir = makeTempDir('payments-readiness', { forPostgres: true });
     const database = new EmbeddedDatabase({ dataDir, fsync: false });
     const url = await database.start();
     const t = await startTestApp({ DATABASE_URL: url });
@@ -116,6 +113,7 @@ describe('readiness follows the database', () => {
     } finally {
       await t.close();
       await database.stop();
+      removeTempDir(dataDir);
     }
   }, 90_000);
 });

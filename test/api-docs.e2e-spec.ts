@@ -1,7 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { startTestApp, type TestApp } from './support/test-app';
 
-/** Every operation of the spec, with the error statuses it lists (plus those CONTRACTS.md adds). */
+/** Every operation of the spec, with the error statuses it lists (plus those docs/decisions.md adds). */
 const SPEC_OPERATIONS: [method: string, path: string, errors: number[]][] = [
   ['post', '/api/v1/auth/login', [401, 422]],
   ['post', '/api/v1/users', [409, 422]],

@@ -1,6 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from 'pg';
 import { findLedgerViolations } from '../scripts/lib/ledger-invariants';
@@ -8,6 +5,7 @@ import { ServiceProcess } from '../scripts/lib/service-process';
 import { ApiClient, newIdempotencyKey, type RegisteredUser } from './support/api-client';
 import { connectTestDatabase } from './support/db';
 import { TEST_JWT_SECRET } from './support/jwt';
+import { makeTempDir, removeTempDir } from './support/temp-dir';
 
 interface TransferAttempt {
   key: string;
@@ -25,16 +23,20 @@ const WORKERS = 8;
 
 describe('crash safety', () => {
   let db: Client;
+  const dataDirs: string[] = [];
   const env = () => ({
     DATABASE_URL: process.env.TEST_DATABASE_URL!,
-    DATA_DIR: mkdtempSync(join(tmpdir(), 'payments-crash-')),
+    DATA_DIR: dataDirs[dataDirs.push(makeTempDir('payments-crash')) - 1],
     JWT_SECRET: TEST_JWT_SECRET,
     RATE_LIMIT_PER_SECOND: '100000',
   });
   beforeAll(async () => {
     db = await connectTestDatabase();
   });
-  afterAll(() => db.end());
+  afterAll(async () => {
+    await db.end();
+    dataDirs.splice(0).forEach(removeTempDir);
+  });
 
   it('loses, creates and repeats no money when the service is SIGKILLed mid-stream', async () => {
     let service = await ServiceProcess.start(env());

@@ -1,11 +1,9 @@
-import { chmodSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client } from 'pg';
 import { createDataSource, migrateAndVerify, SchemaMismatchError } from '../src/database/data-source';
 import { testUrl, withClient, withScratchDatabase } from './support/db';
 import { randomPhone, uniqueUpiId } from './support/api-client';
 import { expectProblem } from './support/problem';
+import { withTempDir } from './support/temp-dir';
 import { startTestApp } from './support/test-app';
 
 describe('database rules', () => {
@@ -110,24 +108,28 @@ describe('schema verification at start', () => {
 
 describe('embedded PostgreSQL', () => {
   it('keeps registered users across a restart of the service and its database', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'payments-restart-'));
-    chmodSync(dataDir, 0o755);
-    const env = { DATABASE_URL: '', DATA_DIR: dataDir };
-    const first = await startTestApp(env);
-    let user;
-    try {
-      user = await first.api.registerUser({ balance: '12.3456' });
-    } finally {
-      await first.close();
-    }
-    const second = await startTestApp(env);
-    try {
-      const token = await second.api.login(user.upiId);
-      const profile = await second.api.get(`/api/v1/users/${user.referenceId}`, token);
-      expect(profile.status).toBe(200);
-      expect(profile.text).toContain('"balance":12.3456');
-    } finally {
-      await second.close();
-    }
+    await withTempDir(
+      'payments-restart',
+      async (dataDir) => {
+        const env = { DATABASE_URL: '', DATA_DIR: dataDir };
+        const first = await startTestApp(env);
+        let user;
+        try {
+          user = await first.api.registerUser({ balance: '12.3456' });
+        } finally {
+          await first.close();
+        }
+        const second = await startTestApp(env);
+        try {
+          const token = await second.api.login(user.upiId);
+          const profile = await second.api.get(`/api/v1/users/${user.referenceId}`, token);
+          expect(profile.status).toBe(200);
+          expect(profile.text).toContain('"balance":12.3456');
+        } finally {
+          await second.close();
+        }
+      },
+      { forPostgres: true },
+    );
   }, 90_000);
 });

@@ -1,15 +1,21 @@
+import type { Client } from 'pg';
+import { TransferEventsController } from '../src/insights/transfer-events.controller';
+import { connectTestDatabase } from './support/db';
 import { FakeAiModel } from './support/fake-ai-model';
 import { expectProblem } from './support/problem';
 import { startTestApp, type TestApp } from './support/test-app';
+import { waitUntil } from './support/wait';
 
 const AI_TIMEOUT_MS = 400;
 
 describe('POST /api/v1/transactions/{id}/insights', () => {
   let model: FakeAiModel;
+  let db: Client;
   const apps: TestApp[] = [];
 
   beforeAll(async () => {
     model = await new FakeAiModel().start();
+    db = await connectTestDatabase();
   });
   beforeEach(() => {
     model.mode = 'answer';
@@ -19,7 +25,10 @@ describe('POST /api/v1/transactions/{id}/insights', () => {
   afterEach(async () => {
     await Promise.all(apps.splice(0).map((app) => app.close()));
   });
-  afterAll(() => model.stop());
+  afterAll(async () => {
+    await db.end();
+    await model.stop();
+  });
 
   async function appWith(env: Record<string, string> = {}): Promise<TestApp> {
     const app = await startTestApp({
@@ -35,21 +44,43 @@ describe('POST /api/v1/transactions/{id}/insights', () => {
     return app;
   }
 
-  /** A transfer with a note the rule-based classifier reads as food. */
-  async function transferIn(t: TestApp, note = 'Swiggy dinner') {
+  /**
+   * A transfer with a note the rule-based classifier reads as food. With a model configured, the
+   * completed transfer is classified off the request path: wait for that call, so that each test
+   * knows what the model has seen before it asks the endpoint.
+   */
+  async function transferIn(t: TestApp, note = 'Swiggy dinner', { classified = true } = {}) {
     const [alice, bob] = await Promise.all([t.api.registerUser({ balance: 1000 }), t.api.registerUser({ balance: 0 })]);
     const created = await t.api.transfer(alice, bob.upiId, '450', { note });
     expect(created.status).toBe(201);
-    return { alice, bob, referenceId: created.body.referenceId as string };
+    const referenceId = created.body.referenceId as string;
+    if (classified) await waitUntil(() => callsAbout(bob.upiId) > 0, 'the classification call');
+    return { alice, bob, referenceId };
+  }
+
+  /** The model calls about transfers to this receiver (its UPI ID is in the prompt). */
+  const callsAbout = (receiverUpiId: string) =>
+    model.calls.filter((call) => JSON.stringify(call.body).includes(receiverUpiId)).length;
+
+  /** The source of the stored insight of a transaction, or undefined while none is stored. */
+  async function storedSource(referenceId: string): Promise<string | undefined> {
+    const result = await db.query(
+      `SELECT i.source FROM transaction_insights i JOIN transactions t ON t.id = i.transaction_id
+       WHERE t.reference_id = $1`,
+      [referenceId],
+    );
+    return result.rows[0]?.source;
   }
 
   const ask = (t: TestApp, referenceId: string, token: string) =>
     t.api.request('POST', `/api/v1/transactions/${referenceId}/insights`, { token });
 
-  it("answers with the model's assessment and sends it an OpenAI-compatible request", async () => {
+  it("answers with the model's assessment, asked once off the request path with an OpenAI-compatible request", async () => {
     const t = await appWith();
-    const { alice, referenceId } = await transferIn(t);
     const calls = model.calls.length;
+    const { alice, referenceId } = await transferIn(t);
+    await waitUntil(async () => (await storedSource(referenceId)) === 'AI_MODEL', 'the stored classification');
+    expect(model.calls.length).toBe(calls + 1);
     const response = await ask(t, referenceId, alice.token);
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
@@ -97,11 +128,18 @@ describe('POST /api/v1/transactions/{id}/insights', () => {
     ['answering a confidence above 1', 'overconfident'],
   ] as const)('falls back to the rule-based classifier when the model is %s', async (_case, mode) => {
     const t = await appWith();
-    const { alice, referenceId } = await transferIn(t);
     model.mode = mode;
+    const { alice, referenceId } = await transferIn(t);
+    const calls = model.calls.length;
     const started = Date.now();
     const response = await ask(t, referenceId, alice.token);
-    expect(Date.now() - started).toBeLessThan(AI_TIMEOUT_MS + 1000);
+    // The fallback never waits for the model's answer: it arrives while a slow model is still thinking.
+    expect(Date.now() - started).toBeLessThan(model.slowMs);
+    if (mode === 'slow') {
+      expect(model.calls.length).toBeGreaterThan(calls);
+      expect(model.calls.slice(calls).some((call) => call.answered)).toBe(false);
+    }
+    expect(await storedSource(referenceId)).toBeUndefined();
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       transactionReferenceId: referenceId,
@@ -114,10 +152,27 @@ describe('POST /api/v1/transactions/{id}/insights', () => {
     });
   });
 
+  it('classifies a redelivered event only once: the stored answer stands', async () => {
+    const t = await appWith();
+    const { alice, bob, referenceId } = await transferIn(t);
+    await waitUntil(async () => (await storedSource(referenceId)) === 'AI_MODEL', 'the stored classification');
+    const first = await ask(t, referenceId, alice.token);
+    const event = (
+      await db.query('SELECT o.payload FROM outbox_events o WHERE o.payload::jsonb ->> $1 = $2', [
+        'transactionReferenceId',
+        referenceId,
+      ])
+    ).rows[0].payload;
+    model.category = 'UTILITIES';
+    await t.app.get(TransferEventsController).onTransferEvent(JSON.parse(event));
+    expect(callsAbout(bob.upiId)).toBe(1);
+    expect((await ask(t, referenceId, alice.token)).body).toEqual(first.body);
+  });
+
   it('does not store a fallback answer: the model answers once it is back', async () => {
     const t = await appWith({ AI_CIRCUIT_THRESHOLD: '5' });
-    const { alice, referenceId } = await transferIn(t);
     model.mode = 'error';
+    const { alice, referenceId } = await transferIn(t);
     expect((await ask(t, referenceId, alice.token)).body.source).toBe('RULE_BASED_FALLBACK');
     model.mode = 'answer';
     expect((await ask(t, referenceId, alice.token)).body).toEqual(
@@ -127,8 +182,8 @@ describe('POST /api/v1/transactions/{id}/insights', () => {
 
   it('opens aiCircuitBreaker after repeated failures: no call reaches the model while it is open', async () => {
     const t = await appWith();
-    const { alice, referenceId } = await transferIn(t);
     model.mode = 'error';
+    const { alice, referenceId } = await transferIn(t);
     for (let i = 0; i < 2; i++)
       expect((await ask(t, referenceId, alice.token)).body.source).toBe('RULE_BASED_FALLBACK');
     const calls = model.calls.length;
@@ -140,7 +195,7 @@ describe('POST /api/v1/transactions/{id}/insights', () => {
 
   it('answers from the rules without any call when no model is configured', async () => {
     const t = await appWith({ AI_BASE_URL: '' });
-    const { alice, referenceId } = await transferIn(t, 'Netflix');
+    const { alice, referenceId } = await transferIn(t, 'Netflix', { classified: false });
     const calls = model.calls.length;
     const response = await ask(t, referenceId, alice.token);
     expect(response.body).toEqual(
@@ -151,7 +206,7 @@ describe('POST /api/v1/transactions/{id}/insights', () => {
 
   it('answers 503 feature-disabled when INSIGHTS_ENABLED=false', async () => {
     const t = await appWith({ INSIGHTS_ENABLED: 'false' });
-    const { alice, referenceId } = await transferIn(t);
+    const { alice, referenceId } = await transferIn(t, 'Swiggy dinner', { classified: false });
     expectProblem(await ask(t, referenceId, alice.token), 503, 'feature-disabled');
   });
 

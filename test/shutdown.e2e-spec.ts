@@ -1,6 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from 'pg';
 import { findLedgerViolations } from '../scripts/lib/ledger-invariants';
@@ -8,6 +5,8 @@ import { ServiceProcess } from '../scripts/lib/service-process';
 import { ApiClient, newIdempotencyKey } from './support/api-client';
 import { connectTestDatabase } from './support/db';
 import { TEST_JWT_SECRET } from './support/jwt';
+import { makeTempDir, removeTempDir } from './support/temp-dir';
+import { waitUntil } from './support/wait';
 
 const WORKERS = 8;
 /** The server closed a kept-alive connection as the client reused it: the request may never have arrived. */
@@ -15,15 +14,20 @@ const CONNECTION_LOST = ['ECONNRESET', 'UND_ERR_SOCKET'];
 
 describe('graceful shutdown', () => {
   let db: Client;
+  const dataDirs: string[] = [];
+  const dataDir = (prefix: string) => dataDirs[dataDirs.push(makeTempDir(prefix)) - 1];
   beforeAll(async () => {
     db = await connectTestDatabase();
   });
-  afterAll(() => db.end());
+  afterAll(async () => {
+    await db.end();
+    dataDirs.splice(0).forEach(removeTempDir);
+  });
 
   it('finishes or cleanly refuses every request on SIGTERM, exits 0 within 10 s, and keeps the ledger whole', async () => {
     const service = await ServiceProcess.start({
       DATABASE_URL: process.env.TEST_DATABASE_URL!,
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'payments-shutdown-')),
+      DATA_DIR: dataDir('payments-shutdown'),
       JWT_SECRET: TEST_JWT_SECRET,
       RATE_LIMIT_PER_SECOND: '100000',
       LOG_LEVEL: 'info',
@@ -50,7 +54,9 @@ describe('graceful shutdown', () => {
       }
     };
     const stream = Array.from({ length: WORKERS }, (_, seed) => worker(seed));
+    // Signal mid-stream once it is well under way, however slow the machine: by count, not by clock.
     await sleep(1000);
+    await waitUntil(() => outcomes.filter((o) => o.status === 201).length > 20, 'a stream well under way', 30_000);
     stopping = true;
     const signalled = Date.now();
     const exitCode = await service.stop('SIGTERM');
@@ -82,12 +88,12 @@ describe('graceful shutdown', () => {
     ]);
     expect(stored.rowCount).toBe(completed.length);
     expect(await findLedgerViolations(db, { userReferenceIds: users.map((u) => u.referenceId) })).toEqual([]);
-  }, 60_000);
+  }, 90_000);
 
   it('writes JSON log lines carrying the request id and never the bearer token', async () => {
     const service = await ServiceProcess.start({
       DATABASE_URL: process.env.TEST_DATABASE_URL!,
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'payments-logs-')),
+      DATA_DIR: dataDir('payments-logs'),
       JWT_SECRET: TEST_JWT_SECRET,
       LOG_LEVEL: 'info',
     });
@@ -115,5 +121,5 @@ describe('graceful shutdown', () => {
     } finally {
       await service.stop('SIGTERM');
     }
-  });
+  }, 60_000);
 });

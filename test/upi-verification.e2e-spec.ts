@@ -5,6 +5,8 @@ import { FakeUpiProvider } from './support/fake-upi-provider';
 import { expectProblem } from './support/problem';
 import { startTestApp, type TestApp } from './support/test-app';
 
+const HALF_OPEN_MS = 3000;
+
 describe('external UPI verification (circuit upiValidation)', () => {
   let provider: FakeUpiProvider;
   let plain: TestApp; // no provider configured: registers receivers the verifying app has never seen
@@ -91,16 +93,21 @@ describe('external UPI verification (circuit upiValidation)', () => {
   it('answers 503 within the timeout when the provider is too slow', async () => {
     const t = await verifyingApp();
     provider.mode = 'slow';
-    provider.slowMs = 1000;
+    provider.slowMs = 10_000;
+    const calls = provider.calls.length;
     const started = Date.now();
     const response = await t.api.post('/api/v1/users', registration());
     expectProblem(response, 503, 'service-unavailable');
     expect(response.body.detail).toContain('upiValidation');
-    expect(Date.now() - started).toBeLessThan(300 + 700);
+    // The 503 came from the timeout, while the provider was still thinking, not from its answer.
+    expect(provider.calls.length).toBe(calls + 1);
+    expect(provider.calls.at(-1)!.answered).toBeFalsy();
+    expect(Date.now() - started).toBeLessThan(provider.slowMs);
   });
 
   it('opens the circuit after the threshold: no more calls reach the provider, then recovers half-open', async () => {
-    const t = await verifyingApp();
+    // Half-open late enough that the request "while open" is surely made before it, even on a loaded machine.
+    const t = await verifyingApp({ UPI_VERIFICATION_CIRCUIT_HALF_OPEN_MS: String(HALF_OPEN_MS) });
     provider.mode = 'fail';
     for (let i = 0; i < 3; i++) expectProblem(await t.api.post('/api/v1/users', registration()), 503);
     const callsWhenOpened = provider.calls.length;
@@ -111,7 +118,7 @@ describe('external UPI verification (circuit upiValidation)', () => {
     expect(provider.calls.length).toBe(callsWhenOpened);
 
     provider.mode = 'accept';
-    await new Promise((resolve) => setTimeout(resolve, 700)); // past the half-open delay
+    await new Promise((resolve) => setTimeout(resolve, HALF_OPEN_MS + 100)); // past the half-open delay
     const trial = registration();
     expect((await t.api.post('/api/v1/users', trial)).status).toBe(201);
     expect(provider.callsFor(trial.upiId)).toBe(1);

@@ -1,12 +1,17 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from './app-config';
 
 const SECRET = 'a-test-secret-that-is-32-bytes-long!!';
 
+const dataDirs: string[] = [];
+afterAll(() => dataDirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
 function freshDataDir(): string {
-  return mkdtempSync(join(tmpdir(), 'payments-config-'));
+  const dir = mkdtempSync(join(tmpdir(), 'payments-config-'));
+  dataDirs.push(dir);
+  return dir;
 }
 
 function problemsOf(env: Record<string, string>): string[] {
@@ -20,7 +25,7 @@ function problemsOf(env: Record<string, string>): string[] {
 }
 
 describe('loadConfig', () => {
-  it('applies the CONTRACTS.md defaults', () => {
+  it('applies the documented defaults (docs/decisions.md)', () => {
     const config = loadConfig({ DATA_DIR: freshDataDir(), JWT_SECRET: SECRET });
     expect(config).toEqual(
       expect.objectContaining({

@@ -1,12 +1,14 @@
 import { Module } from '@nestjs/common';
+import { OutboxModule } from '../outbox/outbox.module';
 import { TransactionsModule } from '../transactions/transactions.module';
 import { AiInsightClient } from './ai-insight.client';
 import { InsightsController } from './insights.controller';
 import { InsightsService } from './insights.service';
+import { TransferEventsController } from './transfer-events.controller';
 
 @Module({
-  imports: [TransactionsModule],
-  controllers: [InsightsController],
+  imports: [TransactionsModule, OutboxModule],
+  controllers: [InsightsController, TransferEventsController],
   providers: [InsightsService, AiInsightClient],
 })
 export class InsightsModule {}

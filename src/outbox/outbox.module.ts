@@ -1,19 +1,30 @@
 import { Module } from '@nestjs/common';
+import { ClientKafka, ClientsModule, Transport } from '@nestjs/microservices';
 import { AppConfig } from '../config/app-config';
 import { EventPublisher, InProcessEventPublisher } from './event-publisher';
 import { KafkaEventPublisher } from './kafka-event-publisher';
+import { producerOptions, TRANSFER_EVENTS_CLIENT } from './kafka-options';
 import { outboxMetricProviders } from './outbox-metrics';
 import { OutboxRelay } from './outbox-relay.service';
 
 @Module({
+  imports: [
+    ClientsModule.registerAsync([
+      {
+        name: TRANSFER_EVENTS_CLIENT,
+        inject: [AppConfig],
+        useFactory: (config: AppConfig) => ({ transport: Transport.KAFKA, options: producerOptions(config) }),
+      },
+    ]),
+  ],
   providers: [
     InProcessEventPublisher,
     {
       provide: EventPublisher,
-      inject: [AppConfig, InProcessEventPublisher],
+      inject: [AppConfig, InProcessEventPublisher, TRANSFER_EVENTS_CLIENT],
       // Light mode publishes in process; with KAFKA_BROKERS the relay publishes to Kafka.
-      useFactory: (config: AppConfig, inProcess: InProcessEventPublisher) =>
-        config.kafkaBrokers.length > 0 ? new KafkaEventPublisher(config) : inProcess,
+      useFactory: (config: AppConfig, inProcess: InProcessEventPublisher, client: ClientKafka) =>
+        config.kafkaBrokers.length > 0 ? new KafkaEventPublisher(client, config) : inProcess,
     },
     ...outboxMetricProviders,
     OutboxRelay,

@@ -6,6 +6,8 @@ export interface RecordedCall {
   url: string;
   headers: IncomingMessage['headers'];
   body: any;
+  /** Set once the server has sent its answer (a slow answer may still be pending when the client gave up). */
+  answered?: boolean;
 }
 
 /** A real HTTP server on 127.0.0.1 whose answers a test programs; it records every call. */
@@ -41,12 +43,14 @@ export abstract class FakeHttpServer {
     } catch {
       // keep the raw text
     }
-    const call = { method: request.method ?? '', url: request.url ?? '', headers: request.headers, body };
+    const call: RecordedCall = { method: request.method ?? '', url: request.url ?? '', headers: request.headers, body };
     this.calls.push(call);
     try {
       await this.answer(call, response);
     } catch {
       if (!response.headersSent) response.writeHead(500).end();
+    } finally {
+      call.answered = true;
     }
   }
 }

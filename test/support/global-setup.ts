@@ -1,10 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { createDataSource, migrateAndVerify } from '../../src/database/data-source';
 import { EmbeddedDatabase } from '../../src/database/embedded-postgres';
+import { makeTempDir, removeTempDir } from './temp-dir';
 
 /**
  * One real PostgreSQL for the whole run: TEST_DATABASE_URL when given, otherwise an
@@ -15,14 +14,18 @@ export default async function globalSetup(): Promise<void> {
   buildService();
   let url = process.env.TEST_DATABASE_URL;
   if (!url) {
-    const dataDir = mkdtempSync(join(tmpdir(), 'payments-test-'));
-    // Embedded PostgreSQL runs as the postgres user when we are root: let it reach its directory.
-    chmodSync(dataDir, 0o755);
+    const dataDir = makeTempDir('payments-test', { forPostgres: true });
+    process.env.TEST_DATA_DIR = dataDir;
     const database = new EmbeddedDatabase({ dataDir, fsync: false });
-    url = await database.start();
+    try {
+      url = await database.start();
+    } catch (error) {
+      removeTempDir(dataDir);
+      throw error;
+    }
+    // The global teardown stops it and deletes dataDir.
     (globalThis as { testDatabase?: EmbeddedDatabase }).testDatabase = database;
     process.env.TEST_DATABASE_URL = url;
-    process.env.TEST_DATA_DIR = dataDir;
   }
   const dataSource = createDataSource(url, 2);
   await dataSource.initialize();

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
@@ -34,6 +34,16 @@ export class TestBroker {
 
   stop(): void {
     this.run('stop');
+  }
+
+  /** After the file's tests: stops a broker we started and deletes its data directory. */
+  dispose(): void {
+    if (!this.owned) return;
+    try {
+      this.stop();
+    } finally {
+      rmSync(this.owned.dataDir, { recursive: true, force: true });
+    }
   }
 
   private run(command: 'start' | 'stop'): void {
