@@ -13,6 +13,7 @@ import { InsightsModule } from './insights/insights.module';
 import { LedgerModule } from './ledger/ledger.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { ResilienceModule } from './resilience/resilience.module';
+import { StatementsModule } from './statements/statements.module';
 import { TransactionsModule } from './transactions/transactions.module';
 import { UsersModule } from './users/users.module';
 
@@ -33,6 +34,7 @@ export class AppModule {
         AuthModule,
         TransactionsModule,
         InsightsModule,
+        StatementsModule,
         ActuatorModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: ProblemFilter }],
