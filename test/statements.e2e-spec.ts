@@ -243,4 +243,34 @@ describe('statements and balance history', () => {
     );
     expect(offset.body.from).toBe('2026-01-01T00:00:00.000Z');
   });
+
+  it('is documented in the OpenAPI document with examples that work as pasted', async () => {
+    const document = (await t.api.get('/v3/api-docs')).body;
+    const me = await t.api.registerUser({ balance: 42 });
+    for (const path of ['/api/v1/users/{id}/statement', '/api/v1/users/{id}/balance-history']) {
+      const operation = document.paths[path]?.get;
+      expect(operation).toBeDefined();
+      expect(operation.security).toEqual([{ bearer: [] }]);
+      for (const status of [400, 401, 403, 404, 422])
+        expect(Object.keys(operation.responses)).toContain(String(status));
+      const query = (operation.parameters as { in: string; name: string; schema: { example?: string } }[])
+        .filter((p) => p.in === 'query')
+        .map((p) => `${p.name}=${encodeURIComponent(p.schema.example ?? '')}`)
+        .join('&');
+      expect(query).toMatch(/from=.+&to=[^&]+(&interval=day)?$/);
+      const response = await t.api.get(`${path.replace('{id}', me.referenceId)}?${query}`, me.token);
+      expect(response.status).toBe(200);
+    }
+    const statement = document.paths['/api/v1/users/{id}/statement'].get.responses['200'].content;
+    expect(statement['application/json'].schema.$ref).toBe('#/components/schemas/StatementResponse');
+    const example = parse(statement['text/csv'].example, { columns: true }) as Record<string, string>[];
+    expect(Object.keys(example[0]).join(',')).toBe(CSV_HEADER);
+    for (const path of ['/api/v1/users/{id}/ledger', '/api/v1/transactions/user/{upiId}']) {
+      const operation = document.paths[path].get;
+      expect(operation.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'cursor' })]));
+      expect(operation.responses['200'].content['application/json'].schema.properties.nextCursor).toEqual(
+        expect.objectContaining({ type: 'string', nullable: true }),
+      );
+    }
+  });
 });

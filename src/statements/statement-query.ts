@@ -35,7 +35,7 @@ export function readStatementRange(query: Query, now: Date = new Date()): Statem
 
 /** hour or day (the default); anything else is 422, like any other allow-listed choice. */
 export function readInterval(query: Query): BalanceInterval {
-  const value = single(query, 'interval') ?? 'day';
+  const value = single(query, 'interval') || 'day';
   if (!(BALANCE_INTERVALS as readonly string[]).includes(value)) {
     throw new ValidationError({ interval: `interval must be one of: ${BALANCE_INTERVALS.join(', ')}` });
   }

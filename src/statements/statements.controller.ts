@@ -31,13 +31,13 @@ const ApiPeriodQueries = () =>
       name: 'from',
       required: false,
       description: 'ISO-8601 date or date-time with offset, inclusive; default: 30 days before to',
-      example: '2026-11-01T00:00:00Z',
+      schema: { type: 'string', format: 'date-time', example: '2026-11-01T00:00:00Z' },
     }),
     ApiQuery({
       name: 'to',
       required: false,
       description: 'ISO-8601 date or date-time with offset, exclusive; default: now. At most 366 days after from',
-      example: '2026-12-01T00:00:00Z',
+      schema: { type: 'string', format: 'date-time', example: '2026-12-01T00:00:00Z' },
     }),
   );
 
@@ -108,7 +108,11 @@ export class StatementsController {
     description: 'One point per interval overlapping [from, to); the last point is at to itself.',
   })
   @ApiPeriodQueries()
-  @ApiQuery({ name: 'interval', required: false, enum: BALANCE_INTERVALS, example: 'day' })
+  @ApiQuery({
+    name: 'interval',
+    required: false,
+    schema: { type: 'string', enum: [...BALANCE_INTERVALS], default: 'day', example: 'day' },
+  })
   @ApiOkResponse({ type: [BalancePointResponse] })
   @ApiProblems(400, 401, 403, 404, 422, 503)
   async balanceHistory(
