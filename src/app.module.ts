@@ -15,6 +15,7 @@ import { LedgerModule } from './ledger/ledger.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { OutboxModule } from './outbox/outbox.module';
 import { ResilienceModule } from './resilience/resilience.module';
+import { StatementsModule } from './statements/statements.module';
 import { TransactionsModule } from './transactions/transactions.module';
 import { UsersModule } from './users/users.module';
 
@@ -37,6 +38,7 @@ export class AppModule {
         AuthModule,
         TransactionsModule,
         InsightsModule,
+        StatementsModule,
         ActuatorModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: ProblemFilter }],

@@ -28,6 +28,7 @@ describe('GET /api/v1/users/{id}/ledger', () => {
       totalPages: 1,
       first: true,
       last: true,
+      nextCursor: null,
     });
     const [credit, debit] = ledger.body.content;
     expect(credit).toEqual({

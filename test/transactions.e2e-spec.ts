@@ -73,6 +73,7 @@ describe('reading transactions', () => {
         totalPages: 1,
         first: true,
         last: true,
+        nextCursor: null,
       });
     });
 

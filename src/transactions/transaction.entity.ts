@@ -10,6 +10,9 @@ import { User } from '../users/user.entity';
 // Served by the list query: (party, newest first).
 @Index('ix_transactions_sender_created', { synchronize: false })
 @Index('ix_transactions_receiver_created', { synchronize: false })
+// Served by cursor paging sorted by amount.
+@Index('ix_transactions_sender_amount', { synchronize: false })
+@Index('ix_transactions_receiver_amount', { synchronize: false })
 export class Transaction {
   @PrimaryGeneratedColumn('identity', {
     type: 'bigint',

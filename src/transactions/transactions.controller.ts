@@ -9,12 +9,13 @@ import {
   ApiQuery,
   ApiTags,
 } from '@nestjs/swagger';
-import { ApiPageResponse, ApiProblems } from '../docs/api-docs';
+import { ApiProblems } from '../docs/api-docs';
 import type { FastifyRequest } from 'fastify';
 import { CurrentUser } from '../access/access.decorators';
 import type { AuthenticatedUser } from '../access/authenticated-user';
 import { UuidParamPipe } from '../common/http/params';
-import { type Page, readPageRequest } from '../common/paging/page';
+import { type ListPage, readListRequest } from '../common/paging/page';
+import { ApiListPageResponse, ApiListQueries } from '../common/paging/paging.docs';
 import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/idempotency-key';
 import { IdempotencyInterceptor, IdempotencyKey } from '../idempotency/idempotency.interceptor';
 import type { IdempotentAnswer } from '../idempotency/stored-outcome';
@@ -67,18 +68,17 @@ export class TransactionsController {
   }
 
   @Get('user/:upiId')
-  @ApiOperation({ summary: "The caller's transactions, sent and received, newest first" })
-  @ApiQuery({ name: 'page', required: false, type: 'integer', example: 0 })
-  @ApiQuery({ name: 'size', required: false, type: 'integer', example: 10 })
+  @ApiOperation({ summary: "The caller's transactions, sent and received, newest first, by page or by cursor" })
+  @ApiListQueries()
   @ApiQuery({ name: 'sortBy', required: false, enum: TRANSACTION_SORT_KEYS })
-  @ApiPageResponse(TransactionResponse)
+  @ApiListPageResponse(TransactionResponse)
   @ApiProblems(400, 401, 403, 422)
   async list(
     @Param('upiId') upiId: string,
     @Query() query: Record<string, unknown>,
     @CurrentUser() caller: AuthenticatedUser,
-  ): Promise<Page<TransactionResponse>> {
-    const request = readPageRequest(query, { allowed: TRANSACTION_SORT_KEYS, fallback: 'createdAt' });
+  ): Promise<ListPage<TransactionResponse>> {
+    const request = readListRequest(query, { allowed: TRANSACTION_SORT_KEYS, fallback: 'createdAt', fromQuery: true });
     const page = await this.transactions.listFor(upiId, caller, request);
     return { ...page, content: page.content.map(TransactionResponse.of) };
   }

@@ -15,7 +15,8 @@ import { requireOwner } from '../access/access-rules';
 import { type AuthenticatedUser, ROLE_ADMIN } from '../access/authenticated-user';
 import { invalidRequest, ValidationError } from '../common/errors/api-error';
 import { MoneyFormatError, parseMoney } from '../common/money/money';
-import { type Page, readPageBounds, readPageRequest } from '../common/paging/page';
+import { type ListPage, type Page, readListRequest, readPageRequest } from '../common/paging/page';
+import { ApiListPageResponse, ApiListQueries } from '../common/paging/paging.docs';
 import { UuidParamPipe } from '../common/http/params';
 import { LedgerEntryResponse } from '../ledger/ledger-entry.dto';
 import { UPI_ID_MESSAGE, UPI_ID_PATTERN } from './upi-id';
@@ -94,19 +95,18 @@ export class UsersController {
 
   @Get(':id/ledger')
   @ApiBearerAuth()
-  @ApiOperation({ summary: "The caller's ledger entries, newest first" })
-  @ApiQuery({ name: 'page', required: false, type: 'integer', example: 0 })
-  @ApiQuery({ name: 'size', required: false, type: 'integer', example: 10 })
-  @ApiPageResponse(LedgerEntryResponse)
+  @ApiOperation({ summary: "The caller's ledger entries, newest first, by page or by cursor" })
+  @ApiListQueries()
+  @ApiListPageResponse(LedgerEntryResponse)
   @ApiProblems(400, 401, 403, 404, 422)
   async ledger(
     @Param('id', UuidParamPipe) id: string,
     @Query() query: Record<string, unknown>,
     @CurrentUser() caller: AuthenticatedUser,
-  ): Promise<Page<LedgerEntryResponse>> {
-    const bounds = readPageBounds(query);
+  ): Promise<ListPage<LedgerEntryResponse>> {
+    const request = readListRequest(query, { allowed: ['createdAt'], fallback: 'createdAt', fromQuery: false });
     const user = requireOwner(caller, await this.users.findByReferenceId(id), `No user with reference ID ${id}`);
-    const page = await this.users.ledgerOf(user, bounds);
+    const page = await this.users.ledgerOf(user, request);
     return { ...page, content: page.content.map((entry) => LedgerEntryResponse.of(entry, user.referenceId)) };
   }
 }

@@ -4,7 +4,7 @@ import type Big from 'big.js';
 import { DataSource, type Repository } from 'typeorm';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-code';
-import { type Page, type PageBounds, type PageRequest, toPage } from '../common/paging/page';
+import { type ListRequest, type Page, type PageRequest, toPage } from '../common/paging/page';
 import { PgErrorCode, pgErrorCode } from '../database/postgres-errors';
 import { LedgerService } from '../ledger/ledger.service';
 import { UpiVerificationService } from './upi-verification.service';
@@ -85,7 +85,7 @@ export class UsersService {
       .getMany();
   }
 
-  ledgerOf(user: User, bounds: PageBounds) {
-    return this.ledger.history(user.id, bounds);
+  ledgerOf(user: User, request: ListRequest) {
+    return this.ledger.history(user.id, request);
   }
 }

@@ -1,4 +1,5 @@
 import { invalidRequest, ValidationError } from '../errors/api-error';
+import { decodeCursor, encodeCursor } from './cursor';
 
 export const DEFAULT_PAGE_SIZE = 10;
 export const MAX_PAGE_SIZE = 100;
@@ -63,6 +64,71 @@ export function toPage<T>(content: T[], request: PageBounds, totalElements: numb
     first: request.page === 0,
     last: request.page >= totalPages - 1,
   };
+}
+
+/**
+ * The ledger and transaction lists: the spec's offset paging, or keyset paging after the row a
+ * cursor names. A keyset page costs the same at any depth; an offset page must skip what is before it.
+ */
+export type ListRequest<SortKey extends string = string> =
+  ({ kind: 'offset' } & PageRequest<SortKey>) | { kind: 'cursor'; size: number; sortBy: SortKey; afterId: string };
+
+/** A page read after a cursor: no counts (they would cost a scan of the whole list). */
+export interface CursorPage<T> {
+  content: T[];
+  size: number;
+  first: false;
+  last: boolean;
+  nextCursor: string | null;
+}
+
+export type ListPage<T> = (Page<T> & { nextCursor: string | null }) | CursorPage<T>;
+
+/**
+ * page, size, sortBy (when the list offers a choice) and cursor. A cursor with page is 400; a
+ * sortBy other than the one the cursor was issued for is 400 too, since the position means
+ * nothing in another order.
+ */
+export function readListRequest<SortKey extends string>(
+  query: Query,
+  sort: { allowed: readonly SortKey[]; fallback: SortKey; fromQuery: boolean },
+): ListRequest<SortKey> {
+  const cursor = single(query, 'cursor');
+  if (cursor === undefined || cursor === '') {
+    const request = sort.fromQuery ? readPageRequest(query, sort) : { ...readPageBounds(query), sortBy: sort.fallback };
+    return { kind: 'offset', ...request };
+  }
+  if (query?.page !== undefined) throw invalidRequest('cursor and page cannot be combined: use one or the other');
+  const position = decodeCursor(cursor);
+  const requested = sort.fromQuery ? single(query, 'sortBy') : undefined;
+  const errors: Record<string, string> = {};
+  if (requested !== undefined && !sort.allowed.includes(requested as SortKey)) {
+    errors.sortBy = `sortBy must be one of: ${sort.allowed.join(', ')}`;
+  }
+  const { size } = readPaging(query, errors);
+  if (
+    !sort.allowed.includes(position.sortBy as SortKey) ||
+    (requested !== undefined && requested !== position.sortBy)
+  ) {
+    throw invalidRequest(`cursor was issued for another order than sortBy=${requested ?? sort.fallback}`);
+  }
+  return { kind: 'cursor', size, sortBy: position.sortBy as SortKey, afterId: position.id };
+}
+
+/** rows: up to size + 1 rows read after the cursor; the extra one only tells whether more follow. */
+export function toCursorPage<T>(rows: T[], request: { size: number; sortBy: string }, idOf: (row: T) => string) {
+  const content = rows.slice(0, request.size);
+  const more = rows.length > request.size;
+  const page: CursorPage<T> = { content, size: request.size, first: false, last: !more, nextCursor: null };
+  if (more) page.nextCursor = encodeCursor({ sortBy: request.sortBy, id: idOf(content[content.length - 1]) });
+  return page;
+}
+
+/** An offset page also names its last row, so a client can carry on with cursors from any page. */
+export function withNextCursor<T>(page: Page<T>, sortBy: string, idOf: (row: T) => string) {
+  const lastRow = page.content[page.content.length - 1];
+  const nextCursor = !page.last && lastRow !== undefined ? encodeCursor({ sortBy, id: idOf(lastRow) }) : null;
+  return { ...page, nextCursor };
 }
 
 function single(query: Query, name: string): string | undefined {
