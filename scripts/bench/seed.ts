@@ -104,7 +104,9 @@ function seedStatements(plan: SeedPlan, nonce: string, base: Record<string, stri
   const n = plan.users;
   const t = plan.transactions;
   const upi = (index: string) => `'seed.${nonce}.' || ${index} || '@okbank'`;
-  const uuid = (tag: string, index: string) => `md5('${nonce}:${tag}:' || ${index})::uuid`;
+  // Deterministic and cheap (no hashing of millions of rows): nonce, tag, then the row number in hex.
+  const uuid = (tag: 'u' | 'o' | 't' | 'e', index: string) =>
+    `('${nonce}-000${'uote'.indexOf(tag)}-4000-8000-' || lpad(to_hex(${index}), 12, '0'))::uuid`;
   // One row per transaction k: sender i, receiver r, round amount a, time at.
   const transfers = `
     SELECT k, k % ${n} AS i, (k % ${n} + 1) % ${n} AS r,
