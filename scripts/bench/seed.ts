@@ -144,11 +144,10 @@ function seedStatements(plan: SeedPlan, nonce: string, base: Record<string, stri
     `INSERT INTO outbox_events (id, event_id, event_type, aggregate_key, payload, created_at, published_at, attempts)
      OVERRIDING SYSTEM VALUE
      SELECT ${base.events} + k + 1, ${uuid('e', 'k')}, 'TransferCompleted', ${upi('i')},
-            json_build_object('eventId', ${uuid('e', 'k')}, 'eventType', 'TransferCompleted',
-              'occurredAt', to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-              'transactionId', ${base.transactions} + k + 1, 'transactionReferenceId', ${uuid('t', 'k')},
-              'senderUpiId', ${upi('i')}, 'receiverUpiId', ${upi('r')}, 'amount', a::text,
-              'currency', 'INR', 'note', NULL)::text,
+            -- The event as the service writes it; seeded UPI IDs and numbers need no JSON escaping.
+            format('{"eventId":"%s","eventType":"TransferCompleted","occurredAt":"%s","transactionId":%s,"transactionReferenceId":"%s","senderUpiId":"%s","receiverUpiId":"%s","amount":"%s","currency":"INR","note":null}',
+              ${uuid('e', 'k')}, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+              ${base.transactions} + k + 1, ${uuid('t', 'k')}, ${upi('i')}, ${upi('r')}, a),
             at, at, 1
      FROM (${transfers}) s`,
   ];
