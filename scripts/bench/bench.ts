@@ -24,7 +24,7 @@ import { printSummary } from './print';
 import type { BenchSummary, PhaseResult } from './results';
 import { type ChartedPhase, renderReport } from './report-html';
 import { processTreeCpuSeconds, readWal, residentMiB } from './resources';
-import { seedLarge, seedUpiId } from './seed';
+import { type SeedResult, seedLarge, seedUpiId } from './seed';
 import { StatementCounter } from './statements';
 import { createTpcbTables, dropTpcbTables, tpcbOperation } from './tpcb';
 import { type BenchUser, logInAll, readOperation, registerUsers, transferOperation } from './workload';
@@ -49,7 +49,10 @@ async function main(argv: string[]): Promise<number> {
     console.error(`bench: ${parsed.message}\nSee npm run bench -- --help`);
     return 2;
   }
-  const options = parsed.options;
+  return benchmark(parsed.options);
+}
+
+async function benchmark(options: BenchOptions): Promise<number> {
   Logger.overrideLogger(['error', 'warn']);
   const runId = randomUUID().slice(0, 8);
   const write = (line: string) => (options.json ? process.stderr : process.stdout).write(`bench: ${line}\n`);
@@ -58,60 +61,62 @@ async function main(argv: string[]): Promise<number> {
   const http = new HttpDriver(new URL(env.service.baseUrl), options.concurrency);
   try {
     await db.connect();
-    const run: Run = {
-      options,
-      env,
-      db,
-      counter: new StatementCounter(db, env.pgStatStatements),
-      write,
-      charts: [],
-      phases: [],
-    };
+    const counter = new StatementCounter(db, env.pgStatStatements);
+    const run: Run = { options, env, db, counter, write, charts: [], phases: [] };
     write(
       `service pid ${env.service.pid} at ${env.service.baseUrl}; PostgreSQL pid ${env.postmasterPid ?? 'not visible'}`,
     );
-    if (options.boundDurationS > 0) await measureBound(run);
-    write(`registering ${options.users} users`);
-    const users = await registerUsers(http, options.users, runId);
-    await measureTransfersAndReads(run, http, users, users, 'empty database');
-    let seed: Awaited<ReturnType<typeof seedLarge>> | undefined;
-    if (options.seedLarge) {
-      write(`seeding ${options.seedUsers} users and ${options.seedEntries} ledger entries in SQL`);
-      seed = await withHeartbeat(run, 'seeding', () => seedLarge(db, options.seedUsers, options.seedEntries));
-      write(
-        `seeded ${seed.ledgerEntries} entries in ${seed.insertSeconds} s (+ ${seed.vacuumSeconds} s VACUUM ANALYZE)`,
-      );
-      const sample = Array.from({ length: options.users }, (_, i) =>
-        seedUpiId(seed!.nonce, Math.floor((i * options.seedUsers) / options.users)),
-      );
-      const readers = [...users, ...(await logInAll(http, sample))];
-      await measureTransfersAndReads(run, http, users, readers, 'large database');
-    }
-    const memory = await env.service.memory();
-    write('waiting for the outbox to drain, then checking the ledger invariants');
-    const outboxDrainS = await waitForOutboxDrain(db);
-    const violations = await withHeartbeat(run, 'checking the ledger invariants', () => findLedgerViolations(db));
-    const summary: BenchSummary = {
-      date: new Date().toISOString(),
-      mode: env.mode + (env.upiProviderCalls ? ` (${env.upiProviderCalls()} UPI provider calls)` : ''),
-      options,
-      phases: run.phases,
-      seed,
-      outboxDrainS,
-      serviceMemoryMiB: memory && { rss: round(memory.rssMiB), peak: round(memory.peakRssMiB) },
-      loadAverage1m: round(loadavg()[0]),
-      invariantViolations: violations,
-    };
+    const seed = await runPhases(run, http, runId);
+    const summary = await conclude(run, seed);
     const files = writeResults(options, runId, summary, run.charts);
     if (options.json) console.log(JSON.stringify({ ...summary, files }));
     else printSummary(summary, files);
-    const requestErrors = run.phases.filter((phase) => !phase.phase.startsWith('bound')).some((p) => p.errors > 0);
-    return requestErrors || violations.length > 0 || outboxDrainS === undefined ? 1 : 0;
+    const requestErrors = run.phases.some((phase) => !phase.phase.startsWith('bound') && phase.errors > 0);
+    return requestErrors || summary.invariantViolations.length > 0 || summary.outboxDrainS === undefined ? 1 : 0;
   } finally {
     http.close();
     await db.end().catch(() => undefined);
     await env.close();
   }
+}
+
+/** The bound, then transfers (and reads) on the empty database, then, with --seed-large, on the large one. */
+async function runPhases(run: Run, http: HttpDriver, runId: string): Promise<SeedResult | undefined> {
+  const { options, db, write } = run;
+  if (options.boundDurationS > 0) await measureBound(run);
+  write(`registering ${options.users} users`);
+  const users = await registerUsers(http, options.users, runId);
+  await measureTransfersAndReads(run, http, users, users, 'empty database');
+  if (!options.seedLarge) return undefined;
+  write(`seeding ${options.seedUsers} users and ${options.seedEntries} ledger entries in SQL`);
+  const seed = await withHeartbeat(run, 'seeding', () => seedLarge(db, options.seedUsers, options.seedEntries));
+  write(`seeded ${seed.ledgerEntries} entries in ${seed.insertSeconds} s (+ ${seed.vacuumSeconds} s VACUUM ANALYZE)`);
+  const sample = Array.from({ length: options.users }, (_, i) =>
+    seedUpiId(seed.nonce, Math.floor((i * options.seedUsers) / options.users)),
+  );
+  const readers = [...users, ...(await logInAll(http, sample))];
+  await measureTransfersAndReads(run, http, users, readers, 'large database');
+  return seed;
+}
+
+/** Memory, the outbox drain and the ledger invariants after the load, with everything measured. */
+async function conclude(run: Run, seed: SeedResult | undefined): Promise<BenchSummary> {
+  const { env, db } = run;
+  const memory = await env.service.memory();
+  run.write('waiting for the outbox to drain, then checking the ledger invariants');
+  const outboxDrainS = await waitForOutboxDrain(db);
+  const violations = await withHeartbeat(run, 'checking the ledger invariants', () => findLedgerViolations(db));
+  return {
+    date: new Date().toISOString(),
+    mode: env.mode + (env.upiProviderCalls ? ` (${env.upiProviderCalls()} UPI provider calls)` : ''),
+    options: run.options,
+    phases: run.phases,
+    seed,
+    outboxDrainS,
+    serviceMemoryMiB: memory && { rss: round(memory.rssMiB), peak: round(memory.peakRssMiB) },
+    loadAverage1m: round(loadavg()[0]),
+    invariantViolations: violations,
+  };
 }
 
 /** PostgreSQL's own TPC-B through pg's Pool, as big as the service's pool, with as many callers as clients. */
@@ -172,55 +177,60 @@ async function measurePhase(
   mode: string,
   drive: (recorder: Recorder) => Promise<PhaseLoad>,
 ): Promise<void> {
-  const { env, db, counter } = run;
+  const { env, counter } = run;
   run.write(`measuring ${phase} (${mode})`);
   const recorder = new Recorder(phase, mode);
   await counter.start();
-  const before = {
-    service: cpuOf(env.service.pid),
-    postgres: cpuOf(env.postmasterPid),
-    self: process.cpuUsage(),
-    wal: await readWal(db),
-  };
+  const before = await readCounters(run);
   const stopProgress = startProgress(recorder, run.write, () => residentMiB(env.service.pid));
   const load = await drive(recorder).finally(stopProgress);
-  const after = {
-    service: cpuOf(env.service.pid),
-    postgres: cpuOf(env.postmasterPid),
-    self: process.cpuUsage(before.self),
-    wal: await readWal(db),
-  };
+  const after = await readCounters(run, before.self);
   // Backends publish their statistics counters about once a second.
   await sleep(1100);
   const ok = load.operations - load.errors;
-  const perOp = (value: number | undefined, scale = 1) =>
-    value === undefined ? undefined : Math.round(((value * scale) / Math.max(1, ok)) * 1000) / 1000;
-  const delta = (a?: number, b?: number) => (a === undefined || b === undefined ? undefined : b - a);
-  const serviceCpu = delta(before.service, after.service);
-  const postgresCpu = delta(before.postgres, after.postgres);
-  const result: PhaseResult = {
+  run.phases.push({
     ...load,
-    cpuMsPerOp: {
-      service: perOp(serviceCpu, 1000),
-      postgres: perOp(postgresCpu, 1000),
-      loadGenerator: perOp((after.self.user + after.self.system) / 1e6, 1000)!,
-    },
-    cpuCoresBusy: {
-      service: serviceCpu === undefined ? undefined : round(serviceCpu / load.elapsedS),
-      postgres: postgresCpu === undefined ? undefined : round(postgresCpu / load.elapsedS),
-    },
-    walBytesPerOp: Math.round(perOp(after.wal.bytes - before.wal.bytes)!),
-    walFullPageImagesPerOp: perOp(delta(before.wal.fullPageImages, after.wal.fullPageImages)),
+    ...costPerOperation(before, after, ok, load.elapsedS),
     statements: await counter.read(ok),
     serviceRssMiB: residentMiB(env.service.pid),
-  };
-  run.phases.push(result);
+  });
   // The last bucket holds only the answers that came after the deadline: not a whole second.
   const wholeSeconds = recorder.seconds.slice(0, Math.max(1, Math.floor(recorder.elapsedS)));
   run.charts.push({ title: `${phase} (${mode})`, seconds: wholeSeconds, latenciesMs: recorder.latenciesMs });
   run.write(
     `${phase}: ${load.okPerSecond}/s, p50 ${load.latencyMs.p50} ms, p99 ${load.latencyMs.p99} ms, errors ${load.errors}`,
   );
+}
+
+type Counters = Awaited<ReturnType<typeof readCounters>>;
+
+/** CPU seconds so far of the service and PostgreSQL process trees and of this process, and the WAL. */
+async function readCounters(run: Run, since?: NodeJS.CpuUsage) {
+  return {
+    service: processTreeCpuSeconds(run.env.service.pid),
+    postgres: processTreeCpuSeconds(run.env.postmasterPid),
+    self: process.cpuUsage(since),
+    wal: await readWal(run.db),
+  };
+}
+
+function costPerOperation(before: Counters, after: Counters, ok: number, elapsedS: number) {
+  const perOp = (value: number | undefined, scale = 1) =>
+    value === undefined ? undefined : Math.round(((value * scale) / Math.max(1, ok)) * 1000) / 1000;
+  const delta = (a?: number, b?: number) => (a === undefined || b === undefined ? undefined : b - a);
+  const busy = (seconds?: number) => (seconds === undefined ? undefined : round(seconds / elapsedS));
+  const serviceCpu = delta(before.service, after.service);
+  const postgresCpu = delta(before.postgres, after.postgres);
+  return {
+    cpuMsPerOp: {
+      service: perOp(serviceCpu, 1000),
+      postgres: perOp(postgresCpu, 1000),
+      loadGenerator: perOp((after.self.user + after.self.system) / 1e6, 1000)!,
+    },
+    cpuCoresBusy: { service: busy(serviceCpu), postgres: busy(postgresCpu) },
+    walBytesPerOp: Math.round(perOp(after.wal.bytes - before.wal.bytes)!),
+    walFullPageImagesPerOp: perOp(delta(before.wal.fullPageImages, after.wal.fullPageImages)),
+  };
 }
 
 /** A line every 5 s while a long step without requests runs, so a big seed or check is not silent. */
@@ -233,8 +243,6 @@ async function withHeartbeat<T>(run: Run, step: string, work: () => Promise<T>):
     clearInterval(timer);
   }
 }
-
-const cpuOf = (pid: number | undefined) => processTreeCpuSeconds(pid);
 
 /** Seconds from the end of the load until every outbox event is published (undefined after 60 s). */
 async function waitForOutboxDrain(db: Client): Promise<number | undefined> {
