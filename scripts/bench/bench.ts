@@ -1,289 +1,247 @@
 /**
- * npm run bench -- [--duration 30] [--concurrency 32] [--users 400] [--hot 5] [--hot-share 0.2] [--warmup 5]
- *                  [--database-url postgres://...] [--kafka] [--upi-provider] [--json]
+ * npm run bench -- --help
  *
- * Starts PostgreSQL (embedded, fsync on, unless --database-url) and the built service as a child process,
- * registers users, drives transfers over HTTP with unique Idempotency-Keys, prints throughput and latency,
- * measures how long the outbox takes to drain after the load, then checks the ledger invariants in the
- * database. Exits 1 on any failed request or broken invariant. --kafka starts a real Kafka broker
- * (scripts/kafka/broker) and runs the service in cluster mode against it. --upi-provider starts an
- * accept-all UPI verification provider on 127.0.0.1 and points UPI_VERIFICATION_URL at it.
- * Variables such as KAFKA_BROKERS, UPI_VERIFICATION_URL or RATE_LIMIT_PER_SECOND pass through to the service.
+ * Measures the database's own bound (a TPC-B-shaped transaction through the same pg driver and
+ * pool), then the transfer load over HTTP against the built service, with CPU, WAL, statements
+ * and memory per transfer; optionally history reads, and the same again on a database seeded
+ * with millions of ledger entries. Ends with the ledger invariants and writes results.json and
+ * report.html. Exits 1 on any failed request or broken invariant, 2 on bad usage.
  */
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { once } from 'node:events';
-import { Agent, createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { isAbsolute, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
-import { Client } from 'pg';
-import { EmbeddedDatabase } from '../../src/database/embedded-postgres';
+import { Client, Pool } from 'pg';
 import { findLedgerViolations } from '../lib/ledger-invariants';
-import { findFreePort, REPO_ROOT, ServiceProcess } from '../lib/service-process';
+import { REPO_ROOT } from '../lib/service-process';
+import { type BenchEnvironment, startEnvironment } from './environment';
+import { HttpDriver } from './http-driver';
+import { type PhaseLoad, Recorder, round, runClosedLoop, runOpenLoop, startProgress } from './load';
+import { type BenchOptions, HELP, parseCommandLine } from './options';
+import { printSummary } from './print';
+import type { BenchSummary, PhaseResult } from './results';
+import { type ChartedPhase, renderReport } from './report-html';
+import { processTreeCpuSeconds, readWal, residentMiB } from './resources';
+import { type SeedResult, seedLarge, seedUpiId } from './seed';
+import { StatementCounter } from './statements';
+import { createTpcbTables, dropTpcbTables, tpcbOperation } from './tpcb';
+import { type BenchUser, logInAll, readOperation, registerUsers, transferOperation } from './workload';
 
-interface Options {
-  durationS: number;
-  concurrency: number;
-  users: number;
-  hot: number;
-  hotShare: number;
-  warmupS: number;
-  databaseUrl?: string;
-  kafka: boolean;
-  upiProvider: boolean;
-  json: boolean;
+interface Run {
+  options: BenchOptions;
+  env: BenchEnvironment;
+  db: Client;
+  counter: StatementCounter;
+  write: (line: string) => void;
+  charts: ChartedPhase[];
+  phases: PhaseResult[];
 }
 
-interface BenchUser {
-  upiId: string;
-  token: string;
-}
-
-interface HttpResult {
-  status: number;
-  body: string;
-}
-
-const TARGETS = { throughput: 500, p95Ms: 100, p99Ms: 250 };
-
-function readOptions(): Options {
-  const { values } = parseArgs({
-    options: {
-      duration: { type: 'string', default: '30' },
-      concurrency: { type: 'string', default: '32' },
-      users: { type: 'string', default: '400' },
-      hot: { type: 'string', default: '5' },
-      'hot-share': { type: 'string', default: '0.2' },
-      warmup: { type: 'string', default: '5' },
-      'database-url': { type: 'string' },
-      kafka: { type: 'boolean', default: false },
-      'upi-provider': { type: 'boolean', default: false },
-      json: { type: 'boolean', default: false },
-    },
-  });
-  return {
-    durationS: Number(values.duration),
-    concurrency: Number(values.concurrency),
-    users: Number(values.users),
-    hot: Number(values.hot),
-    hotShare: Number(values['hot-share']),
-    warmupS: Number(values.warmup),
-    databaseUrl: values['database-url'],
-    kafka: values.kafka,
-    upiProvider: values['upi-provider'],
-    json: values.json,
-  };
-}
-
-class HttpDriver {
-  private readonly agent: Agent;
-  constructor(
-    private readonly baseUrl: URL,
-    sockets: number,
-  ) {
-    this.agent = new Agent({ keepAlive: true, maxSockets: sockets });
+async function main(argv: string[]): Promise<number> {
+  const parsed = parseCommandLine(argv);
+  if (parsed.kind === 'help') {
+    console.log(HELP);
+    return 0;
   }
-
-  send(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<HttpResult> {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    return new Promise((resolve, reject) => {
-      const req = request(
-        {
-          agent: this.agent,
-          host: this.baseUrl.hostname,
-          port: this.baseUrl.port,
-          method,
-          path,
-          headers: payload ? { 'content-type': 'application/json', ...headers } : headers,
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
-          res.on('error', reject);
-        },
-      );
-      req.on('error', reject);
-      req.end(payload);
-    });
+  if (parsed.kind === 'error') {
+    console.error(`bench: ${parsed.message}\nSee npm run bench -- --help`);
+    return 2;
   }
-
-  close(): void {
-    this.agent.destroy();
-  }
+  return benchmark(parsed.options);
 }
 
-async function registerUsers(http: HttpDriver, count: number, runId: string): Promise<BenchUser[]> {
-  const users: BenchUser[] = [];
-  for (let start = 0; start < count; start += 32) {
-    const batch = Array.from({ length: Math.min(32, count - start) }, async (_, i) => {
-      const upiId = `bench.${runId}.${start + i}@okbank`;
-      const phoneNumber = String(7_000_000_000 + start + i);
-      const registered = await http.send('POST', '/api/v1/users', {
-        name: 'Bench',
-        upiId,
-        phoneNumber,
-        balance: 10_000_000,
-      });
-      if (registered.status !== 201) throw new Error(`registration failed: ${registered.status} ${registered.body}`);
-      const login = await http.send('POST', '/api/v1/auth/login', { upiId });
-      users.push({ upiId, token: JSON.parse(login.body).accessToken });
-    });
-    await Promise.all(batch);
-  }
-  return users;
-}
-
-interface LoadResult {
-  latenciesMs: number[];
-  statuses: Map<string, number>;
-  elapsedS: number;
-}
-
-/** Closed-loop load: `concurrency` clients, each sending the next transfer when the last one answers. */
-async function driveTransfers(http: HttpDriver, users: BenchUser[], options: Options, seconds: number) {
-  const result: LoadResult = { latenciesMs: [], statuses: new Map(), elapsedS: 0 };
-  const hotReceivers = users.slice(0, options.hot);
-  let cursor = 0;
-  const started = performance.now();
-  const deadline = started + seconds * 1000;
-  const client = async () => {
-    while (performance.now() < deadline) {
-      // Senders in rotation, so each stays well under the per-user rate limit; some receivers are hot.
-      const sender = users[cursor++ % users.length];
-      let receiver =
-        Math.random() < options.hotShare
-          ? hotReceivers[Math.floor(Math.random() * hotReceivers.length)]
-          : users[Math.floor(Math.random() * users.length)];
-      if (receiver === sender) receiver = users[(users.indexOf(sender) + 1) % users.length];
-      const body = {
-        senderUpiId: sender.upiId,
-        receiverUpiId: receiver.upiId,
-        amount: (1 + Math.random() * 99).toFixed(2),
-      };
-      const sent = performance.now();
-      let outcome: string;
-      try {
-        const response = await http.send('POST', '/api/v1/transactions', body, {
-          authorization: `Bearer ${sender.token}`,
-          'idempotency-key': randomUUID(),
-        });
-        outcome = String(response.status);
-      } catch (error) {
-        outcome = `network: ${(error as Error).message}`;
-      }
-      result.latenciesMs.push(performance.now() - sent);
-      result.statuses.set(outcome, (result.statuses.get(outcome) ?? 0) + 1);
-    }
-  };
-  await Promise.all(Array.from({ length: options.concurrency }, client));
-  result.elapsedS = (performance.now() - started) / 1000;
-  return result;
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
-async function main(): Promise<void> {
-  const options = readOptions();
+async function benchmark(options: BenchOptions): Promise<number> {
   Logger.overrideLogger(['error', 'warn']);
   const runId = randomUUID().slice(0, 8);
-  let embedded: EmbeddedDatabase | undefined;
-  let databaseUrl = options.databaseUrl;
-  const scratch = mkdtempSync(join(tmpdir(), 'payments-bench-'));
-  chmodSync(scratch, 0o755);
-  if (!databaseUrl) {
-    embedded = new EmbeddedDatabase({ dataDir: join(scratch, 'db'), quiet: true });
-    databaseUrl = await embedded.start();
-  }
-  const kafkaPort = options.kafka ? await findFreePort() : undefined;
-  const broker = kafkaPort && { port: String(kafkaPort), dataDir: join(scratch, 'kafka') };
-  if (broker)
-    execFileSync(join(REPO_ROOT, 'scripts', 'kafka', 'broker'), ['start', broker.port, broker.dataDir], {
-      stdio: 'inherit',
-    });
-  const provider = options.upiProvider ? await startAcceptAllUpiProvider() : undefined;
-  const service = await ServiceProcess.start({
-    DATABASE_URL: databaseUrl,
-    DATA_DIR: join(scratch, 'service'),
-    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-    ...(provider ? { UPI_VERIFICATION_URL: provider.url } : {}),
-    ...(broker ? { KAFKA_BROKERS: `127.0.0.1:${broker.port}`, KAFKA_TOPIC: `bench-${runId}` } : {}),
-  });
-  const http = new HttpDriver(new URL(service.baseUrl), options.concurrency);
-  const db = new Client({ connectionString: databaseUrl });
-  let failed: boolean;
+  const write = (line: string) => (options.json ? process.stderr : process.stdout).write(`bench: ${line}\n`);
+  const env = await startEnvironment(options, runId);
+  const db = new Client({ connectionString: env.databaseUrl });
+  const http = new HttpDriver(new URL(env.service.baseUrl), options.concurrency);
   try {
-    log(options, `service pid ${service.pid} at ${service.baseUrl}; registering ${options.users} users`);
-    const users = await registerUsers(http, options.users, runId);
-    log(options, `warm-up ${options.warmupS} s`);
-    await driveTransfers(http, users, options, options.warmupS);
-    log(options, `measuring ${options.durationS} s at concurrency ${options.concurrency}`);
-    const load = await driveTransfers(http, users, options, options.durationS);
-    const memory = await service.memory();
-
     await db.connect();
-    const outboxDrainS = await waitForOutboxDrain(db);
-    const violations = await findLedgerViolations(db);
-    const sorted = [...load.latenciesMs].sort((a, b) => a - b);
-    const created = load.statuses.get('201') ?? 0;
-    const errors = load.latenciesMs.length - created;
-    const report = {
-      durationS: Number(load.elapsedS.toFixed(1)),
-      concurrency: options.concurrency,
-      users: options.users,
-      requests: load.latenciesMs.length,
-      transfersPerSecond: Number((created / load.elapsedS).toFixed(1)),
-      latencyMs: {
-        p50: round(percentile(sorted, 50)),
-        p95: round(percentile(sorted, 95)),
-        p99: round(percentile(sorted, 99)),
-        max: round(sorted[sorted.length - 1]),
-      },
-      statuses: Object.fromEntries(load.statuses),
-      errors,
-      mode: (options.kafka ? 'kafka' : 'light') + (provider ? ` + UPI provider (${provider.calls()} calls)` : ''),
-      outboxDrainS,
-      serviceMemoryMiB: memory && { rss: round(memory.rssMiB), peak: round(memory.peakRssMiB) },
-      loadAverage1m: round(loadavg()[0]),
-      invariantViolations: violations,
-    };
-    failed = errors > 0 || violations.length > 0 || outboxDrainS === undefined;
-    print(options, report);
+    const counter = new StatementCounter(db, env.pgStatStatements);
+    const run: Run = { options, env, db, counter, write, charts: [], phases: [] };
+    write(
+      `service pid ${env.service.pid} at ${env.service.baseUrl}; PostgreSQL pid ${env.postmasterPid ?? 'not visible'}`,
+    );
+    const seed = await runPhases(run, http, runId);
+    const summary = await conclude(run, seed);
+    const files = writeResults(options, runId, summary, run.charts);
+    if (options.json) console.log(JSON.stringify({ ...summary, files }));
+    else printSummary(summary, files);
+    const requestErrors = run.phases.some((phase) => !phase.phase.startsWith('bound') && phase.errors > 0);
+    return requestErrors || summary.invariantViolations.length > 0 || summary.outboxDrainS === undefined ? 1 : 0;
   } finally {
     http.close();
     await db.end().catch(() => undefined);
-    await service.stop('SIGTERM');
-    provider?.server.close();
-    await embedded?.stop();
-    if (broker)
-      execFileSync(join(REPO_ROOT, 'scripts', 'kafka', 'broker'), ['stop', broker.port, broker.dataDir], {
-        stdio: 'inherit',
-      });
-    rmSync(scratch, { recursive: true, force: true });
+    await env.close();
   }
-  process.exitCode = failed ? 1 : 0;
 }
 
-/** A UPI verification provider (CONTRACTS.md) that accepts every ID, counting its calls. */
-async function startAcceptAllUpiProvider() {
-  let calls = 0;
-  const server = createServer((request, response) => {
-    calls += 1;
-    request
-      .resume()
-      .on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end('{"valid":true}'));
+/** The bound, then transfers (and reads) on the empty database, then, with --seed-large, on the large one. */
+async function runPhases(run: Run, http: HttpDriver, runId: string): Promise<SeedResult | undefined> {
+  const { options, db, write } = run;
+  if (options.boundDurationS > 0) await measureBound(run);
+  write(`registering ${options.users} users`);
+  const users = await registerUsers(http, options.users, runId);
+  await measureTransfersAndReads(run, http, users, users, 'empty database');
+  if (!options.seedLarge) return undefined;
+  write(`seeding ${options.seedUsers} users and ${options.seedEntries} ledger entries in SQL`);
+  const seed = await withHeartbeat(run, 'seeding', () => seedLarge(db, options.seedUsers, options.seedEntries));
+  write(`seeded ${seed.ledgerEntries} entries in ${seed.insertSeconds} s (+ ${seed.vacuumSeconds} s VACUUM ANALYZE)`);
+  const sample = Array.from({ length: options.users }, (_, i) =>
+    seedUpiId(seed.nonce, Math.floor((i * options.seedUsers) / options.users)),
+  );
+  const readers = [...users, ...(await logInAll(http, sample))];
+  await measureTransfersAndReads(run, http, users, readers, 'large database');
+  return seed;
+}
+
+/** Memory, the outbox drain and the ledger invariants after the load, with everything measured. */
+async function conclude(run: Run, seed: SeedResult | undefined): Promise<BenchSummary> {
+  const { env, db } = run;
+  const memory = await env.service.memory();
+  run.write('waiting for the outbox to drain, then checking the ledger invariants');
+  const outboxDrainS = await waitForOutboxDrain(db);
+  const violations = await withHeartbeat(run, 'checking the ledger invariants', () => findLedgerViolations(db));
+  return {
+    date: new Date().toISOString(),
+    mode: env.mode + (env.upiProviderCalls ? ` (${env.upiProviderCalls()} UPI provider calls)` : ''),
+    options: run.options,
+    phases: run.phases,
+    seed,
+    outboxDrainS,
+    serviceMemoryMiB: memory && { rss: round(memory.rssMiB), peak: round(memory.peakRssMiB) },
+    loadAverage1m: round(loadavg()[0]),
+    invariantViolations: violations,
+  };
+}
+
+/** PostgreSQL's own TPC-B through pg's Pool, as big as the service's pool, with as many callers as clients. */
+async function measureBound(run: Run): Promise<void> {
+  const { options, db } = run;
+  const poolSize = Number(process.env.DB_POOL_SIZE ?? 20);
+  await createTpcbTables(db, options.tpcbScale);
+  const pool = new Pool({ connectionString: run.env.databaseUrl, max: poolSize });
+  try {
+    const operation = tpcbOperation(pool, options.tpcbScale);
+    await runClosedLoop(
+      new Recorder('warm-up', 'closed'),
+      options.concurrency,
+      Math.min(2, options.boundDurationS),
+      operation,
+    );
+    const label = `bound: TPC-B (5 statements, 1 commit), pool ${poolSize}, scale ${options.tpcbScale}`;
+    await measurePhase(run, label, 'closed', (recorder) =>
+      runClosedLoop(recorder, options.concurrency, options.boundDurationS, operation),
+    );
+  } finally {
+    await pool.end();
+    await dropTpcbTables(db);
+  }
+}
+
+async function measureTransfersAndReads(
+  run: Run,
+  http: HttpDriver,
+  users: BenchUser[],
+  readers: BenchUser[],
+  database: string,
+): Promise<void> {
+  const { options } = run;
+  const transfer = transferOperation(http, users, options.hot, options.hotShare);
+  if (options.warmupS > 0) {
+    run.write(`warm-up ${options.warmupS} s (${database})`);
+    await runClosedLoop(new Recorder('warm-up', 'closed'), options.concurrency, options.warmupS, transfer);
+  }
+  const mode = options.rate ? `open loop at ${options.rate}/s` : `closed loop, ${options.concurrency} clients`;
+  await measurePhase(run, `transfers, ${database}`, mode, (recorder) =>
+    options.rate
+      ? runOpenLoop(recorder, options.rate, options.durationS, transfer)
+      : runClosedLoop(recorder, options.concurrency, options.durationS, transfer),
+  );
+  if (options.reads) {
+    const reads = readOperation(http, readers);
+    await measurePhase(run, `history reads, ${database}`, `closed loop, ${options.concurrency} clients`, (recorder) =>
+      runClosedLoop(recorder, options.concurrency, options.readDurationS, reads),
+    );
+  }
+}
+
+/** Runs one measured phase with a progress line per second, and what it cost per successful operation. */
+async function measurePhase(
+  run: Run,
+  phase: string,
+  mode: string,
+  drive: (recorder: Recorder) => Promise<PhaseLoad>,
+): Promise<void> {
+  const { env, counter } = run;
+  run.write(`measuring ${phase} (${mode})`);
+  const recorder = new Recorder(phase, mode);
+  await counter.start();
+  const before = await readCounters(run);
+  const stopProgress = startProgress(recorder, run.write, () => residentMiB(env.service.pid));
+  const load = await drive(recorder).finally(stopProgress);
+  const after = await readCounters(run, before.self);
+  // Backends publish their statistics counters about once a second.
+  await sleep(1100);
+  const ok = load.operations - load.errors;
+  run.phases.push({
+    ...load,
+    ...costPerOperation(before, after, ok, load.elapsedS),
+    statements: await counter.read(ok),
+    serviceRssMiB: residentMiB(env.service.pid),
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  return { server, url: `http://127.0.0.1:${port}/verify`, calls: () => calls };
+  // The last bucket holds only the answers that came after the deadline: not a whole second.
+  const wholeSeconds = recorder.seconds.slice(0, Math.max(1, Math.floor(recorder.elapsedS)));
+  run.charts.push({ title: `${phase} (${mode})`, seconds: wholeSeconds, latenciesMs: recorder.latenciesMs });
+  run.write(
+    `${phase}: ${load.okPerSecond}/s, p50 ${load.latencyMs.p50} ms, p99 ${load.latencyMs.p99} ms, errors ${load.errors}`,
+  );
+}
+
+type Counters = Awaited<ReturnType<typeof readCounters>>;
+
+/** CPU seconds so far of the service and PostgreSQL process trees and of this process, and the WAL. */
+async function readCounters(run: Run, since?: NodeJS.CpuUsage) {
+  return {
+    service: processTreeCpuSeconds(run.env.service.pid),
+    postgres: processTreeCpuSeconds(run.env.postmasterPid),
+    self: process.cpuUsage(since),
+    wal: await readWal(run.db),
+  };
+}
+
+function costPerOperation(before: Counters, after: Counters, ok: number, elapsedS: number) {
+  const perOp = (value: number | undefined, scale = 1) =>
+    value === undefined ? undefined : Math.round(((value * scale) / Math.max(1, ok)) * 1000) / 1000;
+  const delta = (a?: number, b?: number) => (a === undefined || b === undefined ? undefined : b - a);
+  const busy = (seconds?: number) => (seconds === undefined ? undefined : round(seconds / elapsedS));
+  const serviceCpu = delta(before.service, after.service);
+  const postgresCpu = delta(before.postgres, after.postgres);
+  return {
+    cpuMsPerOp: {
+      service: perOp(serviceCpu, 1000),
+      postgres: perOp(postgresCpu, 1000),
+      loadGenerator: perOp((after.self.user + after.self.system) / 1e6, 1000)!,
+    },
+    cpuCoresBusy: { service: busy(serviceCpu), postgres: busy(postgresCpu) },
+    walBytesPerOp: Math.round(perOp(after.wal.bytes - before.wal.bytes)!),
+    walFullPageImagesPerOp: perOp(delta(before.wal.fullPageImages, after.wal.fullPageImages)),
+  };
+}
+
+/** A line every 5 s while a long step without requests runs, so a big seed or check is not silent. */
+async function withHeartbeat<T>(run: Run, step: string, work: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  const timer = setInterval(() => run.write(`${step}: ${Math.round((performance.now() - started) / 1000)} s`), 5000);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
 }
 
 /** Seconds from the end of the load until every outbox event is published (undefined after 60 s). */
@@ -292,39 +250,27 @@ async function waitForOutboxDrain(db: Client): Promise<number | undefined> {
   while (performance.now() - started < 60_000) {
     const result = await db.query('SELECT count(*)::int AS n FROM outbox_events WHERE published_at IS NULL');
     if (result.rows[0].n === 0) return round((performance.now() - started) / 1000);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
   }
   return undefined;
 }
 
-const round = (value: number) => Math.round(value * 10) / 10;
-
-function log(options: Options, message: string): void {
-  if (!options.json) console.log(`bench: ${message}`);
+/** results.json and report.html in a folder of their own under --out. */
+function writeResults(options: BenchOptions, runId: string, summary: unknown, charts: ChartedPhase[]) {
+  const root = isAbsolute(options.outDir) ? options.outDir : join(REPO_ROOT, options.outDir);
+  const dir = join(root, `${new Date().toISOString().replace(/[:.]/g, '-')}-${runId}`);
+  mkdirSync(dir, { recursive: true });
+  const files = { json: join(dir, 'results.json'), html: join(dir, 'report.html') };
+  writeFileSync(files.json, JSON.stringify(summary, null, 2) + '\n');
+  writeFileSync(files.html, renderReport(`Payment service benchmark ${runId}`, summary, charts));
+  return files;
 }
 
-function print(options: Options, report: Record<string, any>): void {
-  if (options.json) {
-    console.log(JSON.stringify(report));
-    return;
-  }
-  const mark = (ok: boolean) => (ok ? 'meets' : 'MISSES');
-  console.log(`
-transfers/s      ${report.transfersPerSecond}  (${mark(report.transfersPerSecond >= TARGETS.throughput)} >= ${TARGETS.throughput})
-latency p50      ${report.latencyMs.p50} ms
-latency p95      ${report.latencyMs.p95} ms  (${mark(report.latencyMs.p95 < TARGETS.p95Ms)} < ${TARGETS.p95Ms})
-latency p99      ${report.latencyMs.p99} ms  (${mark(report.latencyMs.p99 < TARGETS.p99Ms)} < ${TARGETS.p99Ms})
-latency max      ${report.latencyMs.max} ms
-requests         ${report.requests} in ${report.durationS} s, concurrency ${report.concurrency}, ${report.users} users
-statuses         ${JSON.stringify(report.statuses)}
-errors           ${report.errors}
-mode             ${report.mode}; outbox drained ${report.outboxDrainS === undefined ? 'NOT within 60 s' : `${report.outboxDrainS} s after the load`}
-service memory   ${report.serviceMemoryMiB ? `${report.serviceMemoryMiB.rss} MiB RSS (peak ${report.serviceMemoryMiB.peak})` : 'n/a'}
-load average     ${report.loadAverage1m} (1 min)
-invariants       ${report.invariantViolations.length === 0 ? 'all hold' : report.invariantViolations.join('\n                 ')}`);
-}
-
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+// embedded-postgres's exit hook calls process.exit(0) on beforeExit, which would override
+// process.exitCode: exit explicitly, once stdout has been flushed.
+main(process.argv.slice(2))
+  .catch((error: unknown) => {
+    console.error(`bench: failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    return 1;
+  })
+  .then((code) => process.stdout.write('', () => process.exit(code)));

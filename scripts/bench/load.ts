@@ -1,0 +1,192 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** What one operation ended as: `outcome` is the status or the network error, for the status counts. */
+export interface Outcome {
+  outcome: string;
+  ok: boolean;
+  /** Which operation of a mix, for per-kind percentiles. */
+  kind?: string;
+}
+
+export type Operation = () => Promise<Outcome>;
+
+export interface SecondBucket {
+  ok: number;
+  errors: number;
+  latenciesMs: number[];
+  rssMiB?: number;
+}
+
+export interface LatencySummary {
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+}
+
+export interface PhaseLoad {
+  phase: string;
+  mode: string;
+  elapsedS: number;
+  operations: number;
+  okPerSecond: number;
+  errors: number;
+  statuses: Record<string, number>;
+  latencyMs: LatencySummary;
+  /** Open loop only: from the actual send, without the queueing before it. */
+  serviceTimeMs?: LatencySummary;
+  byKind?: Record<string, LatencySummary & { count: number }>;
+}
+
+/** Everything one measured phase saw, per operation and per second (the report draws from it). */
+export class Recorder {
+  readonly latenciesMs: number[] = [];
+  readonly serviceTimesMs: number[] = [];
+  readonly seconds: SecondBucket[] = [];
+  private readonly statuses = new Map<string, number>();
+  private readonly kinds = new Map<string, number[]>();
+  private readonly started = performance.now();
+  private finished?: number;
+
+  constructor(
+    readonly phase: string,
+    readonly mode: string,
+  ) {}
+
+  record(result: Outcome, latencyMs: number, serviceTimeMs?: number): void {
+    const second = this.bucket(Math.floor((performance.now() - this.started) / 1000));
+    second.latenciesMs.push(latencyMs);
+    if (result.ok) second.ok += 1;
+    else second.errors += 1;
+    this.latenciesMs.push(latencyMs);
+    if (serviceTimeMs !== undefined) this.serviceTimesMs.push(serviceTimeMs);
+    this.statuses.set(result.outcome, (this.statuses.get(result.outcome) ?? 0) + 1);
+    if (result.kind) {
+      const list = this.kinds.get(result.kind) ?? [];
+      list.push(latencyMs);
+      this.kinds.set(result.kind, list);
+    }
+  }
+
+  bucket(index: number): SecondBucket {
+    while (this.seconds.length <= index) this.seconds.push({ ok: 0, errors: 0, latenciesMs: [] });
+    return this.seconds[index];
+  }
+
+  get elapsedS(): number {
+    return ((this.finished ?? performance.now()) - this.started) / 1000;
+  }
+
+  finish(): PhaseLoad {
+    this.finished ??= performance.now();
+    const ok = this.seconds.reduce((sum, s) => sum + s.ok, 0);
+    const load: PhaseLoad = {
+      phase: this.phase,
+      mode: this.mode,
+      elapsedS: round(this.elapsedS),
+      operations: this.latenciesMs.length,
+      okPerSecond: round(ok / this.elapsedS),
+      errors: this.latenciesMs.length - ok,
+      statuses: Object.fromEntries(this.statuses),
+      latencyMs: summarise(this.latenciesMs),
+    };
+    if (this.serviceTimesMs.length > 0) load.serviceTimeMs = summarise(this.serviceTimesMs);
+    if (this.kinds.size > 0) {
+      load.byKind = Object.fromEntries(
+        [...this.kinds].map(([kind, list]) => [kind, { count: list.length, ...summarise(list) }]),
+      );
+    }
+    return load;
+  }
+}
+
+/** A line per second while a phase runs: what the last full second did. */
+export function startProgress(
+  recorder: Recorder,
+  write: (line: string) => void,
+  sampleRssMiB: () => number | undefined,
+) {
+  let shown = 0;
+  const timer = setInterval(() => {
+    const index = Math.floor(recorder.elapsedS) - 1;
+    if (index < shown) return;
+    const second = recorder.bucket(index);
+    second.rssMiB = sampleRssMiB();
+    shown = index + 1;
+    const latency = summarise(second.latenciesMs);
+    write(
+      `[${recorder.phase}] ${String(index + 1).padStart(3)} s  ${String(second.ok).padStart(5)}/s  ` +
+        `p50 ${latency.p50} ms  p99 ${latency.p99} ms  errors ${second.errors}` +
+        (second.rssMiB === undefined ? '' : `  service RSS ${round(second.rssMiB)} MiB`),
+    );
+  }, 1000);
+  return () => clearInterval(timer);
+}
+
+/** Closed loop: `clients` callers, each starting its next operation when the last one answers. */
+export async function runClosedLoop(recorder: Recorder, clients: number, seconds: number, operation: Operation) {
+  const deadline = performance.now() + seconds * 1000;
+  const client = async () => {
+    while (performance.now() < deadline) {
+      const sent = performance.now();
+      const result = await settle(operation);
+      recorder.record(result, performance.now() - sent);
+    }
+  };
+  await Promise.all(Array.from({ length: clients }, client));
+  return recorder.finish();
+}
+
+/**
+ * Open loop: operation i is due at start + i / rate, whether or not earlier ones have answered.
+ * Latency counts from that intended time, so a stall shows up in every request that queued
+ * behind it (no coordinated omission); the service time from the actual send is kept as well.
+ */
+export async function runOpenLoop(recorder: Recorder, ratePerS: number, seconds: number, operation: Operation) {
+  const total = Math.round(ratePerS * seconds);
+  const intervalMs = 1000 / ratePerS;
+  const start = performance.now();
+  const inflight = new Set<Promise<void>>();
+  for (let next = 0; next < total;) {
+    const due = Math.min(total, Math.floor((performance.now() - start) / intervalMs) + 1);
+    for (; next < due; next++) {
+      const intended = start + next * intervalMs;
+      const sent = performance.now();
+      const done = settle(operation).then((result) => {
+        const now = performance.now();
+        recorder.record(result, now - intended, now - sent);
+        inflight.delete(done);
+      });
+      inflight.add(done);
+    }
+    if (next < total) await sleep(Math.max(0, start + next * intervalMs - performance.now()));
+  }
+  await Promise.all(inflight);
+  return recorder.finish();
+}
+
+async function settle(operation: Operation): Promise<Outcome> {
+  try {
+    return await operation();
+  } catch (error) {
+    return { outcome: `network: ${(error as Error).message}`, ok: false };
+  }
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+export function summarise(latenciesMs: number[]): LatencySummary {
+  const sorted = Float64Array.from(latenciesMs).sort();
+  const list = Array.from(sorted);
+  return {
+    p50: round(percentile(list, 50)),
+    p95: round(percentile(list, 95)),
+    p99: round(percentile(list, 99)),
+    max: round(list[list.length - 1] ?? NaN),
+  };
+}
+
+export const round = (value: number) => Math.round(value * 10) / 10;

@@ -1,0 +1,88 @@
+import { type BenchSummary, type PhaseResult, TARGETS } from './results';
+
+const mark = (ok: boolean) => (ok ? 'meets' : 'MISSES');
+const orNa = (value: number | undefined, unit = '') => (value === undefined ? 'n/a' : `${value}${unit}`);
+
+/** The human-readable summary; results.json holds the same and more. */
+export function printSummary(summary: BenchSummary, files: { json: string; html: string }): void {
+  const lines = ['', ...summary.phases.flatMap(describePhase), ...describeTargets(summary)];
+  lines.push(
+    `outbox           ${summary.outboxDrainS === undefined ? 'NOT drained within 60 s' : `drained ${summary.outboxDrainS} s after the load`} (${summary.mode})`,
+    `load average     ${summary.loadAverage1m} (1 min); numbers from a shared or busy machine are not final`,
+    `invariants       ${summary.invariantViolations.length === 0 ? 'all hold' : summary.invariantViolations.join('\n                 ')}`,
+    `results          ${files.json}`,
+    `report           ${files.html}`,
+  );
+  console.log(lines.join('\n'));
+}
+
+function describePhase(phase: PhaseResult): string[] {
+  const { latencyMs: l, cpuMsPerOp: cpu, statements: s } = phase;
+  const lines = [
+    `${phase.phase} (${phase.mode})`,
+    `  ${phase.okPerSecond}/s over ${phase.elapsedS} s; latency p50 ${l.p50}, p95 ${l.p95}, p99 ${l.p99}, max ${l.max} ms; errors ${phase.errors}` +
+      (phase.errors > 0 ? ` ${JSON.stringify(phase.statuses)}` : ''),
+  ];
+  if (phase.serviceTimeMs) {
+    const t = phase.serviceTimeMs;
+    lines.push(`  from the actual send (hides queueing): p50 ${t.p50}, p99 ${t.p99} ms`);
+  }
+  for (const [kind, k] of Object.entries(phase.byKind ?? {})) {
+    lines.push(`  ${kind}: ${k.count} reads, p50 ${k.p50}, p95 ${k.p95}, p99 ${k.p99}, max ${k.max} ms`);
+  }
+  lines.push(
+    `  CPU per op: service ${orNa(cpu.service, ' ms')}, PostgreSQL ${orNa(cpu.postgres, ' ms')}, load generator ${cpu.loadGenerator} ms` +
+      ` (cores busy: service ${orNa(phase.cpuCoresBusy.service)}, PostgreSQL ${orNa(phase.cpuCoresBusy.postgres)})`,
+    `  WAL per op ${phase.walBytesPerOp} B (${orNa(phase.walFullPageImagesPerOp)} full-page images); ` +
+      `statements per op ${orNa(s.topLevelPerOp)} sent, ${orNa(s.allPerOp)} with those inside functions; ` +
+      `${s.transactionsPerOp} commits, ${s.rowWritesPerOp} row writes; service RSS ${orNa(phase.serviceRssMiB === undefined ? undefined : Math.round(phase.serviceRssMiB), ' MiB')}`,
+  );
+  return lines;
+}
+
+function describeTargets(summary: BenchSummary): string[] {
+  const bound = summary.phases.find((p) => p.phase.startsWith('bound'));
+  const transfers = summary.phases.filter((p) => p.phase.startsWith('transfers'));
+  const reads = summary.phases.filter((p) => p.phase.startsWith('history reads'));
+  const [empty, large] = transfers;
+  const lines = ['', 'against the targets'];
+  if (!empty) return lines;
+  const open = summary.options.rate !== undefined;
+  if (!open) {
+    lines.push(
+      `  transfers/s      ${empty.okPerSecond}: ${mark(empty.okPerSecond >= TARGETS.transfersPerSecond)} >= ${TARGETS.transfersPerSecond}` +
+        ` (spec: ${mark(empty.okPerSecond >= TARGETS.spec.transfersPerSecond)} >= ${TARGETS.spec.transfersPerSecond}, p95 < ${TARGETS.spec.p95Ms} ${mark(empty.latencyMs.p95 < TARGETS.spec.p95Ms)}, p99 < ${TARGETS.spec.p99Ms} ${mark(empty.latencyMs.p99 < TARGETS.spec.p99Ms)})`,
+    );
+    if (bound) {
+      const ratio = Math.round((empty.okPerSecond / bound.okPerSecond) * 100) / 100;
+      lines.push(
+        `  ratio to bound   ${ratio} (${empty.okPerSecond} transfers/s vs ${bound.okPerSecond} TPC-B/s): ${mark(ratio >= TARGETS.ratioToBound)} >= ${TARGETS.ratioToBound}`,
+      );
+    }
+  } else {
+    lines.push(
+      `  open loop p99    ${empty.latencyMs.p99} ms at ${summary.options.rate}/s offered (${empty.okPerSecond}/s done): ${mark(empty.latencyMs.p99 <= TARGETS.openLoopP99Ms)} <= ${TARGETS.openLoopP99Ms} ms`,
+    );
+  }
+  const rss = summary.serviceMemoryMiB;
+  if (rss)
+    lines.push(
+      `  service RSS      ${rss.rss} MiB (peak ${rss.peak}): ${mark(rss.peak <= TARGETS.serviceRssMiB)} <= ${TARGETS.serviceRssMiB} MiB`,
+    );
+  if (large) {
+    const loss = 1 - large.okPerSecond / empty.okPerSecond;
+    lines.push(
+      `  large database   transfers ${large.okPerSecond}/s vs ${empty.okPerSecond}/s empty (${Math.round(-loss * 1000) / 10}%): ${mark(loss <= TARGETS.largeThroughputLoss)} within ${TARGETS.largeThroughputLoss * 100}%`,
+    );
+  }
+  if (reads.length > 0) {
+    const described = reads
+      .map((r) => `${r.latencyMs.p99} ms (${r.phase.replace('history reads, ', '')})`)
+      .join(' vs ');
+    const last = reads[reads.length - 1];
+    lines.push(
+      `  history reads    p99 ${described}: ${mark(last.latencyMs.p99 < TARGETS.largeReadsP99Ms)} < ${TARGETS.largeReadsP99Ms} ms`,
+    );
+  }
+  return lines;
+}

@@ -1,0 +1,38 @@
+import type { PhaseLoad } from './load';
+import type { BenchOptions } from './options';
+import type { SeedResult } from './seed';
+import type { StatementCounts } from './statements';
+
+/** One measured phase: its load figures and what each successful operation cost. */
+export interface PhaseResult extends PhaseLoad {
+  cpuMsPerOp: { service?: number; postgres?: number; loadGenerator: number };
+  cpuCoresBusy: { service?: number; postgres?: number };
+  walBytesPerOp: number;
+  walFullPageImagesPerOp?: number;
+  statements: StatementCounts;
+  serviceRssMiB?: number;
+}
+
+/** results.json */
+export interface BenchSummary {
+  date: string;
+  mode: string;
+  options: BenchOptions;
+  phases: PhaseResult[];
+  seed?: SeedResult;
+  outboxDrainS?: number;
+  serviceMemoryMiB?: { rss: number; peak: number };
+  loadAverage1m: number;
+  invariantViolations: string[];
+}
+
+/** The goals of the performance work, checked on every run (closed loop, 32 clients, hot mix). */
+export const TARGETS = {
+  transfersPerSecond: 2_400,
+  ratioToBound: 0.5,
+  openLoopP99Ms: 10,
+  serviceRssMiB: 300,
+  largeThroughputLoss: 0.15,
+  largeReadsP99Ms: 20,
+  spec: { transfersPerSecond: 500, p95Ms: 100, p99Ms: 250 },
+};

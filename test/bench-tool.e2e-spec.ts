@@ -1,0 +1,60 @@
+import { Recorder, runOpenLoop } from '../scripts/bench/load';
+import { parseCommandLine } from '../scripts/bench/options';
+import { renderReport } from '../scripts/bench/report-html';
+
+describe('the benchmark command line', () => {
+  it('answers --help, and reads options with their defaults', () => {
+    expect(parseCommandLine(['--help'])).toEqual({ kind: 'help' });
+    const parsed = parseCommandLine(['--duration', '5', '--rate', '1000', '--seed-large']);
+    expect(parsed).toMatchObject({
+      kind: 'run',
+      options: { durationS: 5, rate: 1000, concurrency: 32, seedLarge: true, reads: true, readDurationS: 5 },
+    });
+  });
+
+  it.each([
+    [['--bogus'], "Unknown option '--bogus'"],
+    [['--rate', 'fast'], '--rate must be a number from 1 to 1000000, got "fast"'],
+    [['--concurrency', '2.5'], '--concurrency must be a whole number, got "2.5"'],
+    [['--hot', '50', '--users', '10'], '--hot must be a number from 1 to 10, got "50"'],
+    [['extra'], "Unexpected argument 'extra'"],
+  ])('rejects %j with a message, not a stack trace', (argv, message) => {
+    const parsed = parseCommandLine(argv);
+    expect(parsed.kind).toBe('error');
+    expect((parsed as { message: string }).message).toContain(message);
+  });
+});
+
+describe('the open loop', () => {
+  it('counts latency from the intended send time, so a stall shows in the requests queued behind it', async () => {
+    let calls = 0;
+    const recorder = new Recorder('open', 'open loop');
+    const load = await runOpenLoop(recorder, 100, 0.5, async () => {
+      calls += 1;
+      // The first operation blocks the event loop for 300 ms: the next ones go out late.
+      if (calls === 1) for (const until = performance.now() + 300; performance.now() < until;);
+      return { outcome: '201', ok: true };
+    });
+    expect(load.operations).toBe(50);
+    expect(load.errors).toBe(0);
+    expect(load.latencyMs.max).toBeGreaterThanOrEqual(250);
+    // From the actual send, the stall is invisible for every request but the first.
+    expect(load.serviceTimeMs!.p50).toBeLessThan(load.latencyMs.p50);
+  });
+});
+
+describe('the HTML report', () => {
+  it('draws throughput and latency over time and a histogram for each phase', () => {
+    const recorder = new Recorder('transfers', 'closed loop');
+    for (const latency of [1, 2, 3, 40, 500]) recorder.record({ outcome: '201', ok: true }, latency);
+    recorder.bucket(2).rssMiB = 120;
+    const html = renderReport('Run <1>', { ok: true }, [
+      { title: 'transfers', seconds: recorder.seconds, latenciesMs: recorder.latenciesMs },
+    ]);
+    expect(html).toContain('<title>Run &lt;1&gt;</title>');
+    expect(html.match(/<svg /g)).toHaveLength(4);
+    expect(html).toContain('Throughput (completed per second)');
+    expect(html).toContain('Latency per second (ms)');
+    expect(html.match(/<rect [^>]*fill="#1f77b4"/g)).toHaveLength(50);
+  });
+});
