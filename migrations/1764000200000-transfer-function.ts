@@ -2,7 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * The whole transfer as one PL/pgSQL function, so a transfer is one round trip and
- * its row locks are held only as long as the work itself takes. See ARCHITECTURE.md.
+ * its row locks are held only as long as the work itself takes. See docs/money-core.md.
  */
 export class TransferFunction1764000200000 implements MigrationInterface {
   name = 'TransferFunction1764000200000';

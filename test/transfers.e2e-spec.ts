@@ -71,7 +71,7 @@ describe('transfers on one service', () => {
       ]);
     });
 
-    it('records exactly one outbox event with the CONTRACTS.md payload', async () => {
+    it('records exactly one outbox event with the documented payload (docs/api-guide.md)', async () => {
       const [alice, bob] = await pair();
       const response = await t.api.transfer(alice, bob.upiId, 100, { note: 'rent' });
       const events = await db.query(
@@ -375,7 +375,7 @@ describe('transfers on one service', () => {
         const waited = Date.now() - started;
         expectProblem(response, 409, 'idempotency-key-in-flight');
         expect(waited).toBeGreaterThanOrEqual(1900);
-        expect(waited).toBeLessThan(5000);
+        expect(waited).toBeLessThan(15_000);
       } finally {
         await twin.query('ROLLBACK');
         await twin.end();

@@ -84,7 +84,7 @@ const CHECKS: Check[] = [
   },
 ];
 
-/** Checks the ledger rules of ARCHITECTURE.md; returns one line per violation (empty when all hold). */
+/** Checks the ledger rules (docs/money-core.md); returns one line per violation (empty when all hold). */
 export async function findLedgerViolations(db: ClientBase, scope: InvariantScope = {}): Promise<string[]> {
   const violations: string[] = [];
   for (const check of CHECKS) {
