@@ -2,6 +2,7 @@ import { CreateUsersAndLedger1764000000000 } from './1764000000000-create-users-
 import { CreateTransfers1764000100000 } from './1764000100000-create-transfers';
 import { TransferFunction1764000200000 } from './1764000200000-transfer-function';
 import { CreateTransactionInsights1764000300000 } from './1764000300000-create-transaction-insights';
+import { PinLoginAndRevocation1764000400000 } from './1764000400000-pin-login-and-revocation';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   CreateTransfers1764000100000,
   TransferFunction1764000200000,
   CreateTransactionInsights1764000300000,
+  PinLoginAndRevocation1764000400000,
 ];
