@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsNotEmpty, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { PIN_MESSAGE, PIN_PATTERN } from '../access/pin-hash';
 import { UPI_ID_MESSAGE, UPI_ID_PATTERN } from '../users/upi-id';
 
@@ -17,7 +17,8 @@ export class LoginRequest {
     pattern: PIN_PATTERN.source,
     description: "The user's PIN: required for users who set one, and for everyone when AUTH_PIN_REQUIRED=true",
   })
-  @IsOptional()
+  // null is not "no PIN": only an absent field is (IsOptional would let null through).
+  @ValidateIf((_object, value) => value !== undefined)
   @IsString({ message: PIN_MESSAGE })
   @Matches(PIN_PATTERN, { message: PIN_MESSAGE })
   pin?: string;

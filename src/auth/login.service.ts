@@ -15,9 +15,9 @@ import { LoginRateLimiter } from './login-rate-limiter';
 const LOGIN_REFUSED = 'Unknown UPI ID';
 
 /**
- * Login: per-address rate limit, then the UPI ID's lock, then the credential. Every refusal
- * costs one scrypt (against a dummy hash when there is nothing real to compare), so unknown
- * users, missing PINs and wrong PINs answer alike and in similar time.
+ * Login: per-address rate limit, then the UPI ID's lock, then the PIN. Unknown users, missing
+ * PINs and wrong PINs take the same path (count, one scrypt, same 401), so they answer alike
+ * and in similar time.
  */
 @Injectable()
 export class LoginService implements OnModuleInit {
@@ -38,30 +38,31 @@ export class LoginService implements OnModuleInit {
 
   async login(upiId: string, pin: string | undefined, clientIp: string): Promise<User> {
     await this.guard(this.rateLimiter.consume(clientIp), 'rate_limited');
-    const lock = await this.attempts.lockState(upiId);
-    if (lock.retryAfterSeconds > 0) {
+    const user = await this.users.findForLogin(upiId);
+    // The spec's login: a user without a PIN, while PINs are optional, needs nothing more.
+    if (user && !user.pinHash && !this.config.authPinRequired) return user;
+
+    const attempt = await this.attempts.start(upiId);
+    if (!attempt.allowed) {
       this.failures.inc({ reason: 'locked' });
+      if (attempt.lockedNow) this.lockouts.inc();
       throw new ApiError(ErrorCode.LoginLocked, 'Too many failed logins for this UPI ID; try again later', {
-        headers: { 'Retry-After': String(lock.retryAfterSeconds) },
+        headers: { 'Retry-After': String(attempt.retryAfterSeconds) },
       });
     }
-    const user = await this.users.findForLogin(upiId);
-    if (!(await this.credentialMatches(user, pin))) {
+    if (!(await this.pinMatches(user, pin))) {
       this.failures.inc({ reason: 'unknown_or_wrong_pin' });
-      const { lockedNow } = await this.attempts.recordFailure(upiId);
-      if (lockedNow) this.lockouts.inc();
+      if (await this.attempts.failed(upiId)) this.lockouts.inc();
       throw unauthorized(LOGIN_REFUSED);
     }
-    if (lock.hasFailures) await this.attempts.clear(upiId);
+    await this.attempts.succeeded(upiId);
     delete user!.pinHash;
     return user!;
   }
 
-  private async credentialMatches(user: User | null, pin: string | undefined): Promise<boolean> {
-    const needsPin = this.config.authPinRequired || !!user?.pinHash;
-    if (user && !needsPin) return true;
-    const hash = user?.pinHash ?? this.dummyHash;
-    const matches = await verifyPin(pin ?? '', hash);
+  /** Always one scrypt: against a dummy hash when there is no real one, so every refusal costs the same. */
+  private async pinMatches(user: User | null, pin: string | undefined): Promise<boolean> {
+    const matches = await verifyPin(pin ?? '', user?.pinHash ?? this.dummyHash);
     return matches && !!user?.pinHash && pin !== undefined;
   }
 

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type Big from 'big.js';
-import { IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsNotEmpty, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { PIN_MESSAGE, PIN_PATTERN } from '../access/pin-hash';
 import { IsMoney, ToMoney } from '../common/money/money.decorators';
 import { moneyJson } from '../common/money/money';
@@ -38,7 +38,8 @@ export class RegisterUserRequest {
     pattern: PIN_PATTERN.source,
     description: 'Login PIN (4 or 6 digits), stored only as a salted scrypt hash. Required when AUTH_PIN_REQUIRED=true.',
   })
-  @IsOptional()
+  // null is not "no PIN": only an absent field is (IsOptional would let null through).
+  @ValidateIf((_object, value) => value !== undefined)
   @IsString({ message: PIN_MESSAGE })
   @Matches(PIN_PATTERN, { message: PIN_MESSAGE })
   pin?: string;
