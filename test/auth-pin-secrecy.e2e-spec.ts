@@ -56,7 +56,7 @@ describe('the PIN is never stored or logged in clear', () => {
     await withScratchDatabase(async (url) => {
       const pin = '730591';
       const upiId = uniqueUpiId('secret');
-      let logs = '';
+      let logs: string;
       const app = await startTestApp({ DATABASE_URL: url, LOG_LEVEL: 'trace', AUTH_PIN_REQUIRED: 'true' });
       try {
         logs = await captureOutput(() => exercise(app.api, upiId, pin));

@@ -66,9 +66,15 @@ describe('PIN login with AUTH_PIN_REQUIRED=true', () => {
     for (const pin of ['0000', '123456']) {
       const response = await register(t.api, { pin });
       expect(response.status).toBe(201);
-      expect(Object.keys(response.body).sort()).toEqual(
-        ['balance', 'createdAt', 'name', 'phoneNumber', 'referenceId', 'updatedAt', 'upiId'],
-      );
+      expect(Object.keys(response.body).sort()).toEqual([
+        'balance',
+        'createdAt',
+        'name',
+        'phoneNumber',
+        'referenceId',
+        'updatedAt',
+        'upiId',
+      ]);
       expect((await login(t.api, response.body.upiId, pin)).status).toBe(200);
     }
   });

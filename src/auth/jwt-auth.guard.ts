@@ -42,7 +42,12 @@ export class JwtAuthGuard extends AuthGuard(JWT_STRATEGY) {
   }
 
   /** passport's reasons, in the words the API has always used. */
-  override handleRequest<T = AuthenticatedUser>(error: unknown, user: T | false, info: unknown, context: ExecutionContext): T {
+  override handleRequest<T = AuthenticatedUser>(
+    error: unknown,
+    user: T | false,
+    info: unknown,
+    context: ExecutionContext,
+  ): T {
     if (error) throw error;
     if (user) return user;
     const header = context.switchToHttp().getRequest<AuthRequest>().headers.authorization;
@@ -51,6 +56,8 @@ export class JwtAuthGuard extends AuthGuard(JWT_STRATEGY) {
     if (reason.message === 'No auth token') {
       throw unauthorized('Malformed Authorization header; expected "Bearer <token>"');
     }
-    throw unauthorized(reason.name === 'TokenExpiredError' ? 'The bearer token has expired' : 'The bearer token is invalid');
+    throw unauthorized(
+      reason.name === 'TokenExpiredError' ? 'The bearer token has expired' : 'The bearer token is invalid',
+    );
   }
 }

@@ -36,7 +36,12 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
   validate(claims: Partial<TokenClaims>): AuthenticatedUser {
     const { sub, referenceId, roles, jti, exp } = claims;
     if (typeof exp !== 'number') throw unauthorized('The bearer token has no expiry (exp)');
-    if (typeof sub !== 'string' || typeof referenceId !== 'string' || !Array.isArray(roles) || typeof jti !== 'string') {
+    if (
+      typeof sub !== 'string' ||
+      typeof referenceId !== 'string' ||
+      !Array.isArray(roles) ||
+      typeof jti !== 'string'
+    ) {
       throw unauthorized('The bearer token is missing required claims');
     }
     const refusal = this.revocations.check(sub, jti);

@@ -2,9 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 
-export type AttemptStart =
-  | { allowed: true }
-  | { allowed: false; retryAfterSeconds: number; lockedNow: boolean };
+export type AttemptStart = { allowed: true } | { allowed: false; retryAfterSeconds: number; lockedNow: boolean };
 
 /**
  * Consecutive failed PIN checks per UPI ID, in PostgreSQL so that restarts and every instance

@@ -134,9 +134,10 @@ export class RevocationService implements OnModuleInit, OnApplicationShutdown {
       unknown,
       number,
     ];
-    const [, users] = (await this.dataSource.query(
-      'DELETE FROM user_token_revocations WHERE expires_at < now()',
-    )) as [unknown, number];
+    const [, users] = (await this.dataSource.query('DELETE FROM user_token_revocations WHERE expires_at < now()')) as [
+      unknown,
+      number,
+    ];
     return tokens + users;
   }
 }

@@ -162,7 +162,9 @@ class EnvReader {
     const raw = this.env[name]?.trim();
     if (raw === undefined || raw === '') return fallback;
     if (!/^\d{1,15}(\.\d{1,4})?$/.test(raw)) {
-      this.problems.push(`${name} must be a non-negative amount with at most 4 decimals (up to 15 digits), got "${raw}"`);
+      this.problems.push(
+        `${name} must be a non-negative amount with at most 4 decimals (up to 15 digits), got "${raw}"`,
+      );
       return fallback;
     }
     return raw;

@@ -36,7 +36,8 @@ export class RegisterUserRequest {
     example: '482916',
     required: false,
     pattern: PIN_PATTERN.source,
-    description: 'Login PIN (4 or 6 digits), stored only as a salted scrypt hash. Required when AUTH_PIN_REQUIRED=true.',
+    description:
+      'Login PIN (4 or 6 digits), stored only as a salted scrypt hash. Required when AUTH_PIN_REQUIRED=true.',
   })
   // null is not "no PIN": only an absent field is (IsOptional would let null through).
   @ValidateIf((_object, value) => value !== undefined)
