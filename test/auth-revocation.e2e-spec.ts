@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from 'pg';
 import { AuthPurgeJob } from '../src/auth/auth-purge.job';
+import { REVOCATION_MAX_STALENESS_MS, RevocationService } from '../src/auth/revocation.service';
 import { newTokenId } from '../src/auth/token-id';
 import { type ApiClient, newIdempotencyKey, type RegisteredUser, uniqueUpiId } from './support/api-client';
 import { connectTestDatabase } from './support/db';
@@ -157,7 +158,7 @@ describe('revocation across instances', () => {
       const loggedOutAt = Date.now();
 
       // Once the bound has passed, B refuses the token however loaded the machine is: with a
-      // revocation list older than 5 s it answers 503 rather than trust it.
+      // revocation list older than 5 s it asks PostgreSQL rather than trust the list.
       let status = 200;
       while (status !== 401 && Date.now() - loggedOutAt < 20_000) {
         const response = await b.api.get(path, user.token);
@@ -169,6 +170,25 @@ describe('revocation across instances', () => {
     } finally {
       await a.close();
       await b.close();
+    }
+  });
+
+  it('asks PostgreSQL once its copy is older than 5 s (refreshes stopped)', async () => {
+    const t = await startTestApp();
+    const db = await connectTestDatabase();
+    try {
+      const user = await t.api.registerUser();
+      t.app.get(RevocationService).onApplicationShutdown();
+      const stoppedAt = Date.now();
+      await db.query(
+        `INSERT INTO revoked_tokens (jti, upi_id, expires_at) VALUES ($1, lower($2), now() + interval '10 minutes')`,
+        [decodeClaims(user.token).jti, user.upiId],
+      );
+      await sleep(Math.max(0, REVOCATION_MAX_STALENESS_MS + 500 - (Date.now() - stoppedAt)));
+      expectProblem(await t.api.get(`/api/v1/users/${user.referenceId}`, user.token), 401, 'unauthorized');
+    } finally {
+      await db.end();
+      await t.close();
     }
   });
 

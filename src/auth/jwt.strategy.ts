@@ -3,8 +3,7 @@ import { PassportStrategy } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
 import { Strategy } from 'passport-jwt';
 import type { AuthenticatedUser } from '../access/authenticated-user';
-import { ApiError, unauthorized } from '../common/errors/api-error';
-import { ErrorCode } from '../common/errors/error-code';
+import { unauthorized } from '../common/errors/api-error';
 import { AppConfig } from '../config/app-config';
 import { RevocationService } from './revocation.service';
 import type { TokenClaims } from './token.service';
@@ -33,7 +32,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
     super({ jwtFromRequest: bearerToken, secretOrKey: config.jwtSecret, algorithms: ['HS256'] });
   }
 
-  validate(claims: Partial<TokenClaims>): AuthenticatedUser {
+  async validate(claims: Partial<TokenClaims>): Promise<AuthenticatedUser> {
     const { sub, referenceId, roles, jti, exp } = claims;
     if (typeof exp !== 'number') throw unauthorized('The bearer token has no expiry (exp)');
     if (
@@ -44,13 +43,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
     ) {
       throw unauthorized('The bearer token is missing required claims');
     }
-    const refusal = this.revocations.check(sub, jti);
-    if (refusal === 'revoked') throw unauthorized('The bearer token has been revoked');
-    if (refusal === 'stale') {
-      throw new ApiError(ErrorCode.ServiceUnavailable, 'Token revocations cannot be checked right now', {
-        headers: { 'Retry-After': '1' },
-      });
-    }
+    if (await this.revocations.isRevoked(sub, jti)) throw unauthorized('The bearer token has been revoked');
     return { upiId: sub, referenceId, roles: roles as string[], token: { id: jti, expiresAtMs: exp * 1000 } };
   }
 }

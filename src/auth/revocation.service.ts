@@ -5,7 +5,7 @@ import { issuedAtMs } from './token-id';
 
 /** How often each instance reads revocations made elsewhere. */
 export const REVOCATION_REFRESH_MS = 1000;
-/** Past this age the cache is not trusted: authenticated requests get 503 until a refresh succeeds. */
+/** Past this age the copy is not trusted: each token is then looked up in PostgreSQL until a refresh succeeds. */
 export const REVOCATION_MAX_STALENESS_MS = 5000;
 // Rows are read again for this long after their commit, so that one committed just behind a read is not missed.
 const OVERLAP_SECONDS = 5;
@@ -47,14 +47,36 @@ export class RevocationService implements OnModuleInit, OnApplicationShutdown {
     clearInterval(this.timer);
   }
 
-  /** Undefined when the token may pass, otherwise why it may not. */
-  check(upiId: string, jti: string, now = Date.now()): 'revoked' | 'stale' | undefined {
-    if (now - this.lastRefreshedAt > REVOCATION_MAX_STALENESS_MS) return 'stale';
-    if (this.revokedTokens.has(jti)) return 'revoked';
+  /**
+   * From memory in the common case. When the copy is older than the bound (refreshes failing or
+   * starved under load) the token is looked up in PostgreSQL instead, so a revocation is never
+   * missed for longer than REVOCATION_MAX_STALENESS_MS; a database failure then surfaces as such.
+   */
+  async isRevoked(upiId: string, jti: string, now = Date.now()): Promise<boolean> {
+    if (now - this.lastRefreshedAt <= REVOCATION_MAX_STALENESS_MS) return this.isRevokedInMemory(upiId, jti);
+    void this.refreshSafely();
+    return this.isRevokedInDatabase(upiId, jti);
+  }
+
+  private isRevokedInMemory(upiId: string, jti: string): boolean {
+    if (this.revokedTokens.has(jti)) return true;
     const cutoff = this.revokedBefore.get(upiId.toLowerCase());
+    return cutoff !== undefined && this.issuedBefore(jti, cutoff.at);
+  }
+
+  private async isRevokedInDatabase(upiId: string, jti: string): Promise<boolean> {
+    const [row] = (await this.dataSource.query(
+      `SELECT EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = $1) AS token,
+              (SELECT (extract(epoch FROM revoked_before) * 1000)::float8 FROM user_token_revocations
+               WHERE upi_id = lower($2)) AS cutoff_ms`,
+      [jti, upiId],
+    )) as { token: boolean; cutoff_ms: number | null }[];
+    return row.token || (row.cutoff_ms !== null && this.issuedBefore(jti, row.cutoff_ms));
+  }
+
+  private issuedBefore(jti: string, cutoffMs: number): boolean {
     const issued = issuedAtMs(jti);
-    if (cutoff && (issued === undefined || issued <= cutoff.at)) return 'revoked';
-    return undefined;
+    return issued === undefined || issued <= cutoffMs;
   }
 
   async revokeToken(token: PresentedToken): Promise<void> {
@@ -82,6 +104,7 @@ export class RevocationService implements OnModuleInit, OnApplicationShutdown {
   }
 
   private async refreshSafely(): Promise<void> {
+    if (this.refreshing) return;
     try {
       await this.refresh();
     } catch (error) {
