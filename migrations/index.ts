@@ -2,6 +2,7 @@ import { CreateUsersAndLedger1764000000000 } from './1764000000000-create-users-
 import { CreateTransfers1764000100000 } from './1764000100000-create-transfers';
 import { TransferFunction1764000200000 } from './1764000200000-transfer-function';
 import { CreateTransactionInsights1764000300000 } from './1764000300000-create-transaction-insights';
+import { PinLoginAndRevocation1764000400000 } from './1764000400000-pin-login-and-revocation';
 import { SqlFunctionsAsOutcomes1764000500000 } from './1764000500000-sql-functions-as-outcomes';
 import { KeysetPagingIndexes1764000600000 } from './1764000600000-keyset-paging-indexes';
 
@@ -11,6 +12,7 @@ export const MIGRATIONS = [
   CreateTransfers1764000100000,
   TransferFunction1764000200000,
   CreateTransactionInsights1764000300000,
+  PinLoginAndRevocation1764000400000,
   SqlFunctionsAsOutcomes1764000500000,
   KeysetPagingIndexes1764000600000,
 ];

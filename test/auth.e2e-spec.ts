@@ -24,12 +24,15 @@ describe('POST /api/v1/auth/login', () => {
     });
   });
 
-  it('signs exactly the spec claims with HS256 and a 3600 s lifetime', async () => {
+  // The PIN-login contract adds `jti` to the spec's claims on every token (what logout revokes).
+  it('signs exactly the spec claims plus a jti with HS256 and a 3600 s lifetime', async () => {
     const user = await t.api.registerUser();
     const token = await t.api.login(user.upiId);
     expect(decodeHeader(token)).toEqual(expect.objectContaining({ alg: 'HS256' }));
     const claims = decodeClaims(token);
-    expect(Object.keys(claims).sort()).toEqual(['exp', 'iat', 'referenceId', 'roles', 'sub']);
+    expect(Object.keys(claims).sort()).toEqual(['exp', 'iat', 'jti', 'referenceId', 'roles', 'sub']);
+    expect(claims.jti).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(decodeClaims(await t.api.login(user.upiId)).jti).not.toBe(claims.jti);
     expect(claims).toEqual(
       expect.objectContaining({ sub: user.upiId, referenceId: user.referenceId, roles: ['ROLE_USER'] }),
     );

@@ -3,6 +3,8 @@ export interface AuthenticatedUser {
   upiId: string;
   referenceId: string;
   roles: string[];
+  /** The presented token itself (what logout revokes); set by the auth guard. */
+  token?: { id: string; expiresAtMs: number };
 }
 
 export const ROLE_USER = 'ROLE_USER';

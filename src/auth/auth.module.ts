@@ -1,14 +1,23 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
+import { PassportModule } from '@nestjs/passport';
 import { AppConfig } from '../config/app-config';
 import { UsersModule } from '../users/users.module';
 import { AuthController } from './auth.controller';
+import { AuthPurgeJob } from './auth-purge.job';
 import { JwtAuthGuard } from './jwt-auth.guard';
+import { JwtStrategy } from './jwt.strategy';
+import { LoginAttemptsRepository } from './login-attempts.repository';
+import { loginMetricProviders } from './login-metrics';
+import { LoginRateLimiter } from './login-rate-limiter';
+import { LoginService } from './login.service';
+import { RevocationService } from './revocation.service';
 import { TokenService } from './token.service';
 
 @Module({
   imports: [
+    PassportModule.register({ session: false }),
     JwtModule.registerAsync({
       global: true,
       inject: [AppConfig],
@@ -21,6 +30,16 @@ import { TokenService } from './token.service';
     UsersModule,
   ],
   controllers: [AuthController],
-  providers: [TokenService, { provide: APP_GUARD, useClass: JwtAuthGuard }],
+  providers: [
+    TokenService,
+    LoginService,
+    LoginAttemptsRepository,
+    LoginRateLimiter,
+    RevocationService,
+    AuthPurgeJob,
+    JwtStrategy,
+    ...loginMetricProviders,
+    { provide: APP_GUARD, useClass: JwtAuthGuard },
+  ],
 })
 export class AuthModule {}

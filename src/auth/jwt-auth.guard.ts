@@ -1,33 +1,31 @@
-import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { JwtService } from '@nestjs/jwt';
+import { AuthGuard } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
 import { forbidden, unauthorized } from '../common/errors/api-error';
 import { IS_PUBLIC, REQUIRED_ROLES } from '../access/access.decorators';
 import type { AuthenticatedUser } from '../access/authenticated-user';
-import type { TokenClaims } from './token.service';
+import { JWT_STRATEGY } from './jwt.strategy';
 
-const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/;
+type AuthRequest = FastifyRequest & { user?: AuthenticatedUser };
 
-/** The one guard: a valid HS256 bearer token on every non-public route, then the route's roles. */
+/** The one guard (APP_GUARD): a valid bearer token on every non-public route, then the route's roles. */
 @Injectable()
-export class JwtAuthGuard implements CanActivate {
-  constructor(
-    private readonly reflector: Reflector,
-    private readonly jwt: JwtService,
-  ) {}
+export class JwtAuthGuard extends AuthGuard(JWT_STRATEGY) {
+  constructor(private readonly reflector: Reflector) {
+    super();
+  }
 
-  canActivate(context: ExecutionContext): boolean {
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
     const targets = [context.getHandler(), context.getClass()];
-    const request = context.switchToHttp().getRequest<FastifyRequest & { user?: AuthenticatedUser }>();
+    const request = context.switchToHttp().getRequest<AuthRequest>();
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) {
       // Public routes may still look at a valid token (health details for admins); a bad one is ignored.
-      request.user = this.tryAuthenticate(request.headers.authorization);
+      if (request.headers.authorization) await this.tryAuthenticate(context, request);
       return true;
     }
 
-    request.user = this.authenticate(request.headers.authorization);
-
+    await super.canActivate(context);
     const required = this.reflector.getAllAndOverride<string[] | undefined>(REQUIRED_ROLES, targets) ?? [];
     if (!required.every((role) => request.user!.roles.includes(role))) {
       throw forbidden(`This operation requires ${required.join(', ')}`);
@@ -35,29 +33,31 @@ export class JwtAuthGuard implements CanActivate {
     return true;
   }
 
-  private tryAuthenticate(header: string | undefined): AuthenticatedUser | undefined {
-    if (!header) return undefined;
+  private async tryAuthenticate(context: ExecutionContext, request: AuthRequest): Promise<void> {
     try {
-      return this.authenticate(header);
+      await super.canActivate(context);
     } catch {
-      return undefined;
+      request.user = undefined;
     }
   }
 
-  private authenticate(header: string | undefined): AuthenticatedUser {
+  /** passport's reasons, in the words the API has always used. */
+  override handleRequest<T = AuthenticatedUser>(
+    error: unknown,
+    user: T | false,
+    info: unknown,
+    context: ExecutionContext,
+  ): T {
+    if (error) throw error;
+    if (user) return user;
+    const header = context.switchToHttp().getRequest<AuthRequest>().headers.authorization;
     if (!header) throw unauthorized('Missing bearer token');
-    const match = BEARER.exec(header);
-    if (!match) throw unauthorized('Malformed Authorization header; expected "Bearer <token>"');
-    let claims: TokenClaims;
-    try {
-      claims = this.jwt.verify<TokenClaims>(match[1], { algorithms: ['HS256'] });
-    } catch (error) {
-      const expired = (error as { name?: string }).name === 'TokenExpiredError';
-      throw unauthorized(expired ? 'The bearer token has expired' : 'The bearer token is invalid');
+    const reason = (info as { name?: string; message?: string } | undefined) ?? {};
+    if (reason.message === 'No auth token') {
+      throw unauthorized('Malformed Authorization header; expected "Bearer <token>"');
     }
-    if (typeof claims.sub !== 'string' || typeof claims.referenceId !== 'string' || !Array.isArray(claims.roles)) {
-      throw unauthorized('The bearer token is missing required claims');
-    }
-    return { upiId: claims.sub, referenceId: claims.referenceId, roles: claims.roles };
+    throw unauthorized(
+      reason.name === 'TokenExpiredError' ? 'The bearer token has expired' : 'The bearer token is invalid',
+    );
   }
 }

@@ -2,11 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { AppConfig } from '../config/app-config';
 import { ROLE_ADMIN, ROLE_USER } from '../access/authenticated-user';
+import { newTokenId } from './token-id';
 
 export interface TokenClaims {
   sub: string;
   referenceId: string;
   roles: string[];
+  jti: string;
   iat: number;
   exp: number;
 }
@@ -29,7 +31,7 @@ export class TokenService {
     const roles = this.config.adminUpiIds.has(user.upiId.toLowerCase()) ? [ROLE_USER, ROLE_ADMIN] : [ROLE_USER];
     const accessToken = this.jwt.sign(
       { referenceId: user.referenceId, roles },
-      { subject: user.upiId, expiresIn, algorithm: 'HS256' },
+      { subject: user.upiId, expiresIn, algorithm: 'HS256', jwtid: newTokenId() },
     );
     return { accessToken, tokenType: 'Bearer', expiresIn };
   }

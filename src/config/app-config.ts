@@ -31,6 +31,13 @@ export class AppConfig {
   readonly aiCircuitHalfOpenMs: number;
   readonly errorsBaseUrl: string;
   readonly logLevel: string;
+  // PIN login, lockout and opening balances (README "Security").
+  readonly authPinRequired: boolean;
+  readonly loginMaxFailedAttempts: number;
+  readonly loginLockoutSeconds: number;
+  readonly loginRateLimitPerMinute: number;
+  /** A decimal string with at most 4 places, compared exactly (big.js) at registration. */
+  readonly openingBalanceMax: string;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -92,6 +99,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
     aiCircuitHalfOpenMs: reader.integer('AI_CIRCUIT_HALF_OPEN_MS', 30_000, 10, 3_600_000),
     errorsBaseUrl: reader.string('ERRORS_BASE_URL', 'https://errors.payments.local').replace(/\/+$/, ''),
     logLevel: reader.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
+    authPinRequired: reader.boolean('AUTH_PIN_REQUIRED', false),
+    loginMaxFailedAttempts: reader.integer('LOGIN_MAX_FAILED_ATTEMPTS', 5, 1, 1000),
+    loginLockoutSeconds: reader.integer('LOGIN_LOCKOUT_SECONDS', 900, 1, 30 * 86_400),
+    loginRateLimitPerMinute: reader.integer('LOGIN_RATE_LIMIT_PER_MINUTE', 0, 0, 1_000_000),
+    openingBalanceMax: reader.decimal('OPENING_BALANCE_MAX', '1000000000000000'),
   };
   config.jwtSecret = resolveJwtSecret(env.JWT_SECRET, nodeEnv, dataDir, problems);
 
@@ -143,6 +155,19 @@ class EnvReader {
       this.problems.push(`${name} must be between ${min} and ${max}, got ${value}`);
     }
     return value;
+  }
+
+  /** A non-negative decimal with at most 4 places, kept as text so money never passes through a float. */
+  decimal(name: string, fallback: string): string {
+    const raw = this.env[name]?.trim();
+    if (raw === undefined || raw === '') return fallback;
+    if (!/^\d{1,15}(\.\d{1,4})?$/.test(raw)) {
+      this.problems.push(
+        `${name} must be a non-negative amount with at most 4 decimals (up to 15 digits), got "${raw}"`,
+      );
+      return fallback;
+    }
+    return raw;
   }
 
   boolean(name: string, fallback: boolean): boolean {

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type Big from 'big.js';
-import { IsNotEmpty, IsString, Matches, MaxLength } from 'class-validator';
+import { IsNotEmpty, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { PIN_MESSAGE, PIN_PATTERN } from '../access/pin-hash';
 import { IsMoney, ToMoney } from '../common/money/money.decorators';
 import { moneyJson } from '../common/money/money';
 import { UPI_ID_MESSAGE, UPI_ID_PATTERN } from './upi-id';
@@ -30,6 +31,19 @@ export class RegisterUserRequest {
   @ToMoney()
   @IsMoney({ min: '0' })
   balance: Big;
+
+  @ApiProperty({
+    example: '482916',
+    required: false,
+    pattern: PIN_PATTERN.source,
+    description:
+      'Login PIN (4 or 6 digits), stored only as a salted scrypt hash. Required when AUTH_PIN_REQUIRED=true.',
+  })
+  // null is not "no PIN": only an absent field is (IsOptional would let null through).
+  @ValidateIf((_object, value) => value !== undefined)
+  @IsString({ message: PIN_MESSAGE })
+  @Matches(PIN_PATTERN, { message: PIN_MESSAGE })
+  pin?: string;
 }
 
 export class UserResponse {

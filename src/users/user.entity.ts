@@ -33,6 +33,10 @@ export class User {
   @Column({ type: 'integer', default: 0 })
   version: number;
 
+  // Only login reads it (explicitly); no other query or response carries it.
+  @Column({ name: 'pin_hash', type: 'varchar', length: 200, nullable: true, select: false })
+  pinHash?: string | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
   createdAt: Date;
 

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import type Big from 'big.js';
+import Big from 'big.js';
 import { DataSource, type Repository } from 'typeorm';
-import { ApiError } from '../common/errors/api-error';
+import { hashPin } from '../access/pin-hash';
+import { ApiError, ValidationError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { type ListRequest, type Page, type PageRequest, toPage } from '../common/paging/page';
+import { AppConfig } from '../config/app-config';
 import { PgErrorCode, pgErrorCode } from '../database/postgres-errors';
 import { LedgerService } from '../ledger/ledger.service';
 import { UpiVerificationService } from './upi-verification.service';
@@ -26,6 +28,7 @@ export interface NewUser {
   upiId: string;
   phoneNumber: string;
   balance: Big;
+  pin?: string;
 }
 
 @Injectable()
@@ -36,17 +39,22 @@ export class UsersService {
     private readonly dataSource: DataSource,
     private readonly ledger: LedgerService,
     private readonly upiVerification: UpiVerificationService,
+    private readonly config: AppConfig,
   ) {
     this.users = dataSource.getRepository(User);
   }
 
   /** The user and the opening CREDIT of their balance commit together, so balance = credits - debits from the start. */
   async register(input: NewUser): Promise<User> {
+    this.checkRegistrationRules(input);
     await this.upiVerification.verify(input.upiId);
+    const { pin, ...fields } = input;
+    const pinHash = pin === undefined ? null : await hashPin(pin);
     try {
       return await this.dataSource.transaction(async (manager) => {
         const users = manager.getRepository(User);
-        const user = await users.save(users.create({ ...input, referenceId: randomUUID() }));
+        const user = await users.save(users.create({ ...fields, pinHash, referenceId: randomUUID() }));
+        delete user.pinHash;
         await this.ledger.recordOpeningBalance(manager, user);
         return user;
       });
@@ -58,12 +66,31 @@ export class UsersService {
     }
   }
 
+  /** The rules that depend on configuration, checked before anything is called or written. */
+  private checkRegistrationRules(input: NewUser): void {
+    const errors: Record<string, string> = {};
+    if (this.config.authPinRequired && input.pin === undefined) errors.pin = 'pin is required';
+    if (input.balance.gt(new Big(this.config.openingBalanceMax))) {
+      errors.balance = `balance must not exceed ${this.config.openingBalanceMax}`;
+    }
+    if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+  }
+
   findByReferenceId(referenceId: string): Promise<User | null> {
     return this.users.findOneBy({ referenceId });
   }
 
   findByUpiId(upiId: string): Promise<User | null> {
     return this.users.createQueryBuilder('u').where('lower(u.upi_id) = lower(:upiId)', { upiId }).getOne();
+  }
+
+  /** The one read that includes the PIN hash: login compares it and nothing else sees it. */
+  findForLogin(upiId: string): Promise<User | null> {
+    return this.users
+      .createQueryBuilder('u')
+      .addSelect('u.pinHash')
+      .where('lower(u.upi_id) = lower(:upiId)', { upiId })
+      .getOne();
   }
 
   async list(request: PageRequest<UserSortKey>): Promise<Page<User>> {

@@ -1,0 +1,166 @@
+import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+import { issuedAtMs } from './token-id';
+
+/** How often each instance reads revocations made elsewhere. */
+export const REVOCATION_REFRESH_MS = 1000;
+/** Past this age the copy is not trusted: each token is then looked up in PostgreSQL until a refresh succeeds. */
+export const REVOCATION_MAX_STALENESS_MS = 5000;
+// Rows are read again for this long after their commit, so that one committed just behind a read is not missed.
+const OVERLAP_SECONDS = 5;
+
+export interface PresentedToken {
+  upiId: string;
+  jti: string;
+  expiresAtMs: number;
+}
+
+/**
+ * Revoked tokens, checked in memory on every request: a per-instance copy of two tables,
+ * refreshed from PostgreSQL every second. A logout takes effect at once on the instance that
+ * served it and within REVOCATION_REFRESH_MS (+ one query) on the others.
+ */
+@Injectable()
+export class RevocationService implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger(RevocationService.name);
+  private readonly revokedTokens = new Map<string, number>();
+  /** lower(upiId) -> every token issued up to this time (ms) is refused. */
+  private readonly revokedBefore = new Map<string, { at: number; expiresAtMs: number }>();
+  private lastRefreshedAt = 0;
+  private watermark: Date | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private refreshing: Promise<void> | undefined;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    await this.refresh();
+    this.timer = setInterval(() => void this.refreshSafely(), REVOCATION_REFRESH_MS);
+    this.timer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
+  }
+
+  /**
+   * From memory in the common case. When the copy is older than the bound (refreshes failing or
+   * starved under load) the token is looked up in PostgreSQL instead, so a revocation is never
+   * missed for longer than REVOCATION_MAX_STALENESS_MS; a database failure then surfaces as such.
+   */
+  async isRevoked(upiId: string, jti: string, now = Date.now()): Promise<boolean> {
+    if (now - this.lastRefreshedAt <= REVOCATION_MAX_STALENESS_MS) return this.isRevokedInMemory(upiId, jti);
+    void this.refreshSafely();
+    return this.isRevokedInDatabase(upiId, jti);
+  }
+
+  private isRevokedInMemory(upiId: string, jti: string): boolean {
+    if (this.revokedTokens.has(jti)) return true;
+    const cutoff = this.revokedBefore.get(upiId.toLowerCase());
+    return cutoff !== undefined && this.issuedBefore(jti, cutoff.at);
+  }
+
+  private async isRevokedInDatabase(upiId: string, jti: string): Promise<boolean> {
+    const [row] = (await this.dataSource.query(
+      `SELECT EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = $1) AS token,
+              (SELECT (extract(epoch FROM revoked_before) * 1000)::float8 FROM user_token_revocations
+               WHERE upi_id = lower($2)) AS cutoff_ms`,
+      [jti, upiId],
+    )) as { token: boolean; cutoff_ms: number | null }[];
+    return row.token || (row.cutoff_ms !== null && this.issuedBefore(jti, row.cutoff_ms));
+  }
+
+  private issuedBefore(jti: string, cutoffMs: number): boolean {
+    const issued = issuedAtMs(jti);
+    return issued === undefined || issued <= cutoffMs;
+  }
+
+  async revokeToken(token: PresentedToken): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO revoked_tokens (jti, upi_id, expires_at) VALUES ($1, lower($2), to_timestamp($3 / 1000.0))
+       ON CONFLICT (jti) DO NOTHING`,
+      [token.jti, token.upiId, token.expiresAtMs],
+    );
+    this.revokedTokens.set(token.jti, token.expiresAtMs);
+  }
+
+  /** Every token of the user issued up to now, on every device. */
+  async revokeAll(upiId: string, now = Date.now()): Promise<void> {
+    const expiresAtMs = now + this.config.jwtExpirationMs;
+    await this.dataSource.query(
+      `INSERT INTO user_token_revocations (upi_id, revoked_before, expires_at)
+       VALUES (lower($1), to_timestamp($2 / 1000.0), to_timestamp($3 / 1000.0))
+       ON CONFLICT (upi_id) DO UPDATE SET
+         revoked_before = greatest(user_token_revocations.revoked_before, excluded.revoked_before),
+         expires_at = greatest(user_token_revocations.expires_at, excluded.expires_at),
+         updated_at = clock_timestamp()`,
+      [upiId, now, expiresAtMs],
+    );
+    this.rememberCutoff(upiId.toLowerCase(), now, expiresAtMs);
+  }
+
+  private async refreshSafely(): Promise<void> {
+    if (this.refreshing) return;
+    try {
+      await this.refresh();
+    } catch (error) {
+      this.logger.warn(`Revocation refresh failed: ${(error as Error).message}`);
+    }
+  }
+
+  /** Reads what changed since the last read (everything unexpired on the first). One at a time. */
+  refresh(): Promise<void> {
+    this.refreshing ??= this.readChanges().finally(() => (this.refreshing = undefined));
+    return this.refreshing;
+  }
+
+  private async readChanges(): Promise<void> {
+    const startedAt = Date.now();
+    const since = this.watermark ?? new Date(0);
+    const [clock] = (await this.dataSource.query('SELECT clock_timestamp() AS now')) as { now: Date }[];
+    const tokens = (await this.dataSource.query(
+      `SELECT jti, (extract(epoch FROM expires_at) * 1000)::float8 AS expires_ms FROM revoked_tokens
+       WHERE revoked_at > $1::timestamptz - make_interval(secs => $2) AND expires_at > now()`,
+      [since, OVERLAP_SECONDS],
+    )) as { jti: string; expires_ms: number }[];
+    const users = (await this.dataSource.query(
+      `SELECT upi_id, (extract(epoch FROM revoked_before) * 1000)::float8 AS at_ms,
+              (extract(epoch FROM expires_at) * 1000)::float8 AS expires_ms
+       FROM user_token_revocations
+       WHERE updated_at > $1::timestamptz - make_interval(secs => $2) AND expires_at > now()`,
+      [since, OVERLAP_SECONDS],
+    )) as { upi_id: string; at_ms: number; expires_ms: number }[];
+    for (const row of tokens) this.revokedTokens.set(row.jti, row.expires_ms);
+    for (const row of users) this.rememberCutoff(row.upi_id, row.at_ms, row.expires_ms);
+    this.forgetExpired(startedAt);
+    this.watermark = clock.now;
+    this.lastRefreshedAt = startedAt;
+  }
+
+  private rememberCutoff(upiId: string, at: number, expiresAtMs: number): void {
+    const current = this.revokedBefore.get(upiId);
+    if (!current || current.at < at) this.revokedBefore.set(upiId, { at, expiresAtMs });
+  }
+
+  private forgetExpired(now: number): void {
+    for (const [jti, expiresAtMs] of this.revokedTokens) if (expiresAtMs <= now) this.revokedTokens.delete(jti);
+    for (const [upiId, cutoff] of this.revokedBefore) if (cutoff.expiresAtMs <= now) this.revokedBefore.delete(upiId);
+  }
+
+  /** Expired revocations protect nothing (their tokens are refused as expired): the scheduled job deletes them. */
+  async purgeExpired(): Promise<number> {
+    const [, tokens] = (await this.dataSource.query('DELETE FROM revoked_tokens WHERE expires_at < now()')) as [
+      unknown,
+      number,
+    ];
+    const [, users] = (await this.dataSource.query('DELETE FROM user_token_revocations WHERE expires_at < now()')) as [
+      unknown,
+      number,
+    ];
+    return tokens + users;
+  }
+}
