@@ -3,7 +3,6 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { register } from 'prom-client';
 import { Public } from '../access/access.decorators';
 import { findRepoRoot } from '../common/repo-root';
 
@@ -50,10 +49,4 @@ export class InfoController {
     return this.info;
   }
 
-  @Get('metrics')
-  @ApiOperation({ summary: 'The names of every metric /actuator/prometheus exposes' })
-  async metricNames(): Promise<{ names: string[] }> {
-    const metrics = await register.getMetricsAsJSON();
-    return { names: metrics.map((metric) => metric.name).sort() };
-  }
 }
