@@ -13,12 +13,6 @@ import { ReadinessMetrics, readinessMetricProviders } from './readiness-metrics'
 @Module({
   imports: [TerminusModule.forRoot({ logger: false }), TransactionsModule],
   controllers: [ActuatorIndexController, HealthController, InfoController, MetricsController],
-  providers: [
-    HealthService,
-    PoolMetrics,
-    ...poolMetricProviders,
-    ReadinessMetrics,
-    ...readinessMetricProviders,
-  ],
+  providers: [HealthService, PoolMetrics, ...poolMetricProviders, ReadinessMetrics, ...readinessMetricProviders],
 })
 export class ActuatorModule {}

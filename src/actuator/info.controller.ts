@@ -48,5 +48,4 @@ export class InfoController {
   getInfo(): BuildInfo {
     return this.info;
   }
-
 }

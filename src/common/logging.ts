@@ -187,7 +187,10 @@ export function structuredLogging(logLevel: string): DynamicModule {
           customSuccessObject: (_request, response, value: object) => ({ ...value, ...fieldsOf(response) }),
           customErrorObject: (_request, response, _error, value: object) => ({ ...value, ...fieldsOf(response) }),
           serializers: {
-            req: (request: { method: string; url: string }) => ({ method: request.method, url: maskUpiIds(request.url) }),
+            req: (request: { method: string; url: string }) => ({
+              method: request.method,
+              url: maskUpiIds(request.url),
+            }),
             res: (response: { statusCode: number }) => ({ statusCode: response.statusCode }),
           },
         },
