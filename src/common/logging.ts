@@ -129,9 +129,10 @@ class BusinessFieldsHook implements OnModuleInit {
     fastify?.addHook('onSend', (request, reply, payload, done) => {
       const isProblem = reply.statusCode >= 400;
       const isMoney = request.method === 'POST' && MONEY_ROUTE.test(request.url);
-      if ((isProblem || isMoney) && typeof payload === 'string' && payload.length <= LARGEST_BODY_READ) {
+      const text = Buffer.isBuffer(payload) ? payload.toString() : payload;
+      if ((isProblem || isMoney) && typeof text === 'string' && text.length <= LARGEST_BODY_READ) {
         (reply.raw as ResponseWithFields)[BUSINESS_FIELDS] = businessFields(
-          payload,
+          text,
           isMoney,
           reply.getHeader('idempotent-replayed'),
         );

@@ -54,9 +54,10 @@ export class HttpMetrics implements OnModuleInit {
 
   private countProblem(reply: FastifyReply, payload: unknown): void {
     const contentType = String(reply.getHeader('content-type') ?? '');
-    if (!contentType.startsWith('application/problem+json') || typeof payload !== 'string') return;
+    const text = Buffer.isBuffer(payload) ? payload.toString() : payload;
+    if (!contentType.startsWith('application/problem+json') || typeof text !== 'string') return;
     try {
-      const { type } = JSON.parse(payload) as { type?: unknown };
+      const { type } = JSON.parse(text) as { type?: unknown };
       // The slug is one of a fixed set (the error table), so it is a safe label.
       if (typeof type === 'string') this.problems.inc({ type: type.split('/').pop(), status: reply.statusCode });
     } catch {
