@@ -20,6 +20,7 @@ interface LogLine {
   problemType?: string;
 }
 
+const START_TIMEOUT_MS = 120_000;
 const LEVEL_NAMES = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
 
 describe('logs, as an operator reads them from the process', () => {
@@ -51,15 +52,19 @@ describe('logs, as an operator reads them from the process', () => {
     child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     api = new ApiClient(`http://127.0.0.1:${port}`);
-    for (let tries = 0; ; tries += 1) {
+    // Generous: the machine running the suite may be busy.
+    const deadline = Date.now() + START_TIMEOUT_MS - 10_000;
+    for (;;) {
       try {
         if ((await fetch(`${api.baseUrl}/actuator/health/liveness`)).ok) break;
       } catch {
-        if (child.exitCode !== null || tries > 600) throw new Error(`service did not start:\n${stdout}${stderr}`);
+        if (child.exitCode !== null || Date.now() > deadline) {
+          throw new Error(`service did not start:\n${stdout}${stderr}`);
+        }
       }
       await sleep(100);
     }
-  });
+  }, START_TIMEOUT_MS);
 
   afterAll(async () => {
     if (child.exitCode === null) {
