@@ -68,7 +68,7 @@ describe('actuator', () => {
       'nodejs_heap_size_used_bytes',
       'payments_transfers_total{outcome="201",replayed="false"}',
       'payments_transfer_duration_seconds_bucket',
-      'payments_db_pool_connections{state="total"}',
+      'payments_db_pool_connections{state="active"}',
       'payments_circuit_breaker_state{name="upiValidation"}',
       'payments_circuit_breaker_calls_total',
       'payments_rate_limit_rejections_total',

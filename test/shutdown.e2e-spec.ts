@@ -111,7 +111,7 @@ describe('graceful shutdown', () => {
       const ofRequest = lines.map((line) => JSON.parse(line)).filter((entry) => entry.requestId === requestId);
       expect(ofRequest).toEqual([
         expect.objectContaining({
-          level: 30,
+          level: 'info',
           req: { method: 'GET', url: `/api/v1/users/${user.referenceId}` },
           res: { statusCode: 200 },
         }),

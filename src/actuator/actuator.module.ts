@@ -1,15 +1,18 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { TransactionsModule } from '../transactions/transactions.module';
+import { ActuatorIndexController } from './actuator-index.controller';
 import { HealthController } from './health.controller';
 import { HealthService } from './health.service';
 import { InfoController } from './info.controller';
+import { MetricsController } from './metrics.controller';
 import { PoolMetrics, poolMetricProviders } from './pool-metrics';
+import { ReadinessMetrics, readinessMetricProviders } from './readiness-metrics';
 
-/** /actuator/*: health and probes, info, the metric catalog (the scrape endpoint lives in MetricsModule). */
+/** /actuator/*: the index, health and probes, info, metrics (the scrape endpoint lives in MetricsModule). */
 @Module({
   imports: [TerminusModule.forRoot({ logger: false }), TransactionsModule],
-  controllers: [HealthController, InfoController],
-  providers: [HealthService, PoolMetrics, ...poolMetricProviders],
+  controllers: [ActuatorIndexController, HealthController, InfoController, MetricsController],
+  providers: [HealthService, PoolMetrics, ...poolMetricProviders, ReadinessMetrics, ...readinessMetricProviders],
 })
 export class ActuatorModule {}

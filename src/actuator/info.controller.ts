@@ -3,7 +3,6 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { register } from 'prom-client';
 import { Public } from '../access/access.decorators';
 import { findRepoRoot } from '../common/repo-root';
 
@@ -48,12 +47,5 @@ export class InfoController {
   @ApiOperation({ summary: 'Name, version, git commit, build time and Node version' })
   getInfo(): BuildInfo {
     return this.info;
-  }
-
-  @Get('metrics')
-  @ApiOperation({ summary: 'The names of every metric /actuator/prometheus exposes' })
-  async metricNames(): Promise<{ names: string[] }> {
-    const metrics = await register.getMetricsAsJSON();
-    return { names: metrics.map((metric) => metric.name).sort() };
   }
 }

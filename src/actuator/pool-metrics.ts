@@ -10,12 +10,15 @@ const POOL_CONNECTIONS = 'payments_db_pool_connections';
 export const poolMetricProviders = [
   makeGaugeProvider({
     name: POOL_CONNECTIONS,
-    help: 'PostgreSQL pool connections by state (total, idle, waiting clients)',
+    help: 'PostgreSQL pool by state: idle and active connections, clients waiting for one',
     labelNames: ['state'],
   }),
 ];
 
-/** Samples the pg pool every second (the pool has no events for idle/waiting counts). */
+/**
+ * Samples the pg pool every second (the pool has no events for idle/waiting counts). The states
+ * do not overlap, so a dashboard may stack idle and active without counting a connection twice.
+ */
 @Injectable()
 export class PoolMetrics {
   constructor(
@@ -25,8 +28,8 @@ export class PoolMetrics {
 
   @Interval('db-pool-metrics', 1000)
   sample(): void {
-    this.connections.set({ state: 'total' }, this.pool.totalCount);
     this.connections.set({ state: 'idle' }, this.pool.idleCount);
+    this.connections.set({ state: 'active' }, this.pool.totalCount - this.pool.idleCount);
     this.connections.set({ state: 'waiting' }, this.pool.waitingCount);
   }
 }

@@ -1,6 +1,18 @@
-import type { IncomingMessage } from 'node:http';
-import { type DynamicModule, Logger, type LogLevel, RequestMethod } from '@nestjs/common';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  type DynamicModule,
+  Injectable,
+  Logger,
+  type LoggerService,
+  type LogLevel,
+  Module,
+  type OnModuleInit,
+  RequestMethod,
+} from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { FastifyInstance } from 'fastify';
 import { LoggerModule } from 'nestjs-pino';
+import { type LevelWithSilent, type LoggerOptions, pino } from 'pino';
 
 const NEST_LOG_LEVELS: Record<string, LogLevel[]> = {
   fatal: ['fatal'],
@@ -12,36 +24,182 @@ const NEST_LOG_LEVELS: Record<string, LogLevel[]> = {
   silent: [],
 };
 
+// A UPI ID is personal data: keep its first character and the bank handle, in text and in URLs
+// (where the "@" may arrive percent-encoded).
+const UPI_ID = /\b([a-zA-Z0-9])[a-zA-Z0-9.\-_]{1,63}(@|%40)([a-zA-Z]{2,32})\b/g;
+
+export function maskUpiIds(text: string): string {
+  return text.replace(UPI_ID, '$1***$2$3');
+}
+
+/** One line format for every logger of the process: JSON, level names, ISO time, masked UPI IDs. */
+function pinoOptions(level: string): LoggerOptions {
+  return {
+    level,
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+    hooks: {
+      logMethod(args, method) {
+        method.apply(
+          this,
+          args.map((arg): unknown => (typeof arg === 'string' ? maskUpiIds(arg) : arg)) as Parameters<typeof method>,
+        );
+      },
+    },
+    redact: {
+      paths: ['authorization', '*.authorization', 'accessToken', '*.accessToken', 'password', '*.password', 'pin'],
+      censor: '[redacted]',
+    },
+  };
+}
+
+/**
+ * Nest's logger before nestjs-pino takes over (configuration, the embedded database, migrations),
+ * so that even the first line of a boot is JSON in the same shape as the request lines.
+ */
+class BootLogger implements LoggerService {
+  constructor(private readonly logger: pino.Logger) {}
+
+  log(message: unknown, ...rest: unknown[]) {
+    this.write('info', message, rest);
+  }
+  error(message: unknown, ...rest: unknown[]) {
+    // Nest passes (message, stack, context) for errors.
+    const stack = rest.length >= 2 && typeof rest[0] === 'string' ? rest[0] : undefined;
+    this.write('error', message, rest, stack);
+  }
+  warn(message: unknown, ...rest: unknown[]) {
+    this.write('warn', message, rest);
+  }
+  debug(message: unknown, ...rest: unknown[]) {
+    this.write('debug', message, rest);
+  }
+  verbose(message: unknown, ...rest: unknown[]) {
+    this.write('trace', message, rest);
+  }
+  fatal(message: unknown, ...rest: unknown[]) {
+    this.write('fatal', message, rest);
+  }
+
+  private write(level: Exclude<LevelWithSilent, 'silent'>, message: unknown, rest: unknown[], stack?: string) {
+    const last = rest.at(-1);
+    const context = typeof last === 'string' && last !== stack ? last : undefined;
+    const text = message instanceof Error ? message.message : typeof message === 'string' ? message : undefined;
+    const fields = {
+      context,
+      ...(stack || message instanceof Error ? { err: { stack: stack ?? (message as Error).stack } } : {}),
+      ...(text === undefined ? { data: message } : {}),
+    };
+    this.logger[level](fields, text ?? '');
+  }
+}
+
 /** Maps LOG_LEVEL onto Nest's logger, for the app and for stand-alone scripts alike. */
 export function applyLogLevel(logLevel: string): LogLevel[] {
   const levels = NEST_LOG_LEVELS[logLevel] ?? NEST_LOG_LEVELS.info;
+  Logger.overrideLogger(new BootLogger(pino(pinoOptions(logLevel in NEST_LOG_LEVELS ? logLevel : 'info'))));
   Logger.overrideLogger(levels);
   return levels;
 }
 
+/** What a request line says about the business outcome, gathered from the reply before it is sent. */
+interface BusinessFields {
+  transactionReferenceId?: string;
+  replayed?: boolean;
+  problemType?: string;
+}
+
+const BUSINESS_FIELDS = Symbol('businessFields');
+type ResponseWithFields = ServerResponse & { [BUSINESS_FIELDS]?: BusinessFields };
+
+// Money-moving routes: transfers, reversals, deposits.
+const MONEY_ROUTE = /^\/api\/v1\/(transactions|admin\/deposits)/;
+const LARGEST_BODY_READ = 16 * 1024;
+
 /**
- * Structured JSON logs through nestjs-pino: one line per request (method, URL, status, time) and
- * every application log line of a request, each with the request's id (the X-Request-Id value).
- * No headers, bodies or tokens are logged.
+ * Reads the business fields from the reply in a Fastify onSend hook, so that the transfer code
+ * needs to know nothing about logging. Only money-moving POSTs and problems are read.
+ */
+@Injectable()
+class BusinessFieldsHook implements OnModuleInit {
+  constructor(private readonly adapterHost: HttpAdapterHost) {}
+
+  onModuleInit(): void {
+    const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
+    fastify?.addHook('onSend', (request, reply, payload, done) => {
+      const isProblem = reply.statusCode >= 400;
+      const isMoney = request.method === 'POST' && MONEY_ROUTE.test(request.url);
+      const text = Buffer.isBuffer(payload) ? payload.toString() : payload;
+      if ((isProblem || isMoney) && typeof text === 'string' && text.length <= LARGEST_BODY_READ) {
+        (reply.raw as ResponseWithFields)[BUSINESS_FIELDS] = businessFields(
+          text,
+          isMoney,
+          reply.getHeader('idempotent-replayed'),
+        );
+      }
+      done(null, payload);
+    });
+  }
+}
+
+function businessFields(payload: string, isMoney: boolean, replayedHeader: unknown): BusinessFields {
+  let body: { referenceId?: unknown; type?: unknown } = {};
+  try {
+    body = JSON.parse(payload) as typeof body;
+  } catch {
+    // Not JSON (a CSV statement, say): nothing to read.
+  }
+  const fields: BusinessFields = {};
+  if (isMoney && typeof body.referenceId === 'string') fields.transactionReferenceId = body.referenceId;
+  if (isMoney) fields.replayed = replayedHeader === 'true';
+  if (typeof body.type === 'string' && body.type.includes('/')) fields.problemType = body.type.split('/').pop();
+  return fields;
+}
+
+function fieldsOf(response: ServerResponse): BusinessFields {
+  return (response as ResponseWithFields)[BUSINESS_FIELDS] ?? {};
+}
+
+/** Client mistakes are worth a look (warn); the service's own failures need one (error). */
+function levelFor(_request: IncomingMessage, response: ServerResponse, error?: Error): LevelWithSilent {
+  if (error || response.statusCode >= 500) return 'error';
+  return response.statusCode >= 400 ? 'warn' : 'info';
+}
+
+/**
+ * Structured JSON logs through nestjs-pino: one line per request (method, route, masked URL,
+ * status, time, and the business fields above) and every application log line of a request,
+ * each with the request's id (the X-Request-Id value). No headers, bodies or tokens are logged.
  */
 export function structuredLogging(logLevel: string): DynamicModule {
-  return LoggerModule.forRoot({
-    // The library's default route pattern does not reach Fastify's middleware in Nest 12; this one does.
-    forRoutes: [{ path: '*path', method: RequestMethod.ALL }],
-    pinoHttp: {
-      level: logLevel,
-      genReqId: (request) => (request as IncomingMessage & { id?: string }).id ?? 'unknown',
-      customAttributeKeys: { reqId: 'requestId' },
-      // Bind the id to the request's child logger, so every line of the request carries it.
-      quietReqLogger: true,
-      serializers: {
-        req: (request: { id: string; method: string; url: string }) => ({ method: request.method, url: request.url }),
-        res: (response: { statusCode: number }) => ({ statusCode: response.statusCode }),
-      },
-      redact: {
-        paths: ['authorization', '*.authorization', 'accessToken', '*.accessToken', 'password', '*.password'],
-        censor: '[redacted]',
-      },
-    },
-  });
+  return {
+    module: LoggingModule,
+    imports: [
+      LoggerModule.forRoot({
+        // The library's default route pattern does not reach Fastify's middleware in Nest 12; this one does.
+        forRoutes: [{ path: '*path', method: RequestMethod.ALL }],
+        pinoHttp: {
+          ...pinoOptions(logLevel),
+          genReqId: (request) => (request as IncomingMessage & { id?: string }).id ?? 'unknown',
+          customAttributeKeys: { reqId: 'requestId' },
+          // Bind the id to the request's child logger, so every line of the request carries it.
+          quietReqLogger: true,
+          customLogLevel: levelFor,
+          customSuccessObject: (_request, response, value: object) => ({ ...value, ...fieldsOf(response) }),
+          customErrorObject: (_request, response, _error, value: object) => ({ ...value, ...fieldsOf(response) }),
+          serializers: {
+            req: (request: { method: string; url: string }) => ({
+              method: request.method,
+              url: maskUpiIds(request.url),
+            }),
+            res: (response: { statusCode: number }) => ({ statusCode: response.statusCode }),
+          },
+        },
+      }),
+    ],
+    providers: [BusinessFieldsHook],
+  };
 }
+
+@Module({})
+class LoggingModule {}

