@@ -13,13 +13,6 @@ const OPS = join(findRepoRoot(), 'ops');
 const TARGET_LABELS = new Set(['job', 'instance']);
 const PROMETHEUS_SERIES = new Set(['up']);
 
-/**
- * Exported by branches merged alongside this one: the login counters (auth) and the `replayed`
- * label (idempotency). Excused only while absent; once exported they are held to every rule below.
- * Delete these entries when those branches are in.
- */
-const PENDING_METRICS = new Set(['payments_login_failures_total', 'payments_login_lockouts_total']);
-const PENDING_LABELS: Record<string, string[]> = { payments_transfers_total: ['replayed'] };
 
 interface Query {
   source: string;
@@ -61,7 +54,7 @@ function problemsOf(query: Query, samples: Sample[]): string[] {
     if (PROMETHEUS_SERIES.has(selector.metric)) continue;
     const series = samples.filter((sample) => sample.name === selector.metric);
     if (series.length === 0) {
-      if (!PENDING_METRICS.has(selector.metric)) problems.push(`${query.source}: ${selector.metric} is not exported`);
+      problems.push(`${query.source}: ${selector.metric} is not exported`);
       continue;
     }
     const matchers = selector.matchers.filter((m) => !TARGET_LABELS.has(m.label));
@@ -69,8 +62,7 @@ function problemsOf(query: Query, samples: Sample[]): string[] {
       problems.push(`${query.source}: no ${selector.metric} series matches ${JSON.stringify(matchers)}`);
     }
     for (const label of selector.groupBy.filter((l) => l !== 'le' && !TARGET_LABELS.has(l))) {
-      const pending = PENDING_LABELS[selector.metric]?.includes(label) ?? false;
-      if (!pending && !series.some((sample) => label in sample.labels)) {
+      if (!series.some((sample) => label in sample.labels)) {
         problems.push(`${query.source}: ${selector.metric} has no label ${label}`);
       }
     }
