@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 export class AppConfig {
   readonly nodeEnv: string;
   readonly port: number;
+  readonly host: string;
   readonly databaseUrl: string | undefined;
   readonly dataDir: string;
   readonly dbPoolSize: number;
@@ -57,6 +58,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const config = {
     nodeEnv,
     port: reader.integer('PORT', 8080, 0, 65535),
+    host: reader.string('HOST', '0.0.0.0').trim(),
     databaseUrl,
     dataDir,
     dbPoolSize: reader.integer('DB_POOL_SIZE', 20, 1, 500),

@@ -2,6 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import type Big from 'big.js';
 import { IsNotEmpty, IsString, Matches, MaxLength } from 'class-validator';
 import { IsMoney, ToMoney } from '../common/money/money.decorators';
+import { IsVisibleText } from '../common/text/visible-text';
 import { moneyJson } from '../common/money/money';
 import { UPI_ID_MESSAGE, UPI_ID_PATTERN } from './upi-id';
 import type { User } from './user.entity';
@@ -11,6 +12,7 @@ export class RegisterUserRequest {
   @IsString()
   @IsNotEmpty()
   @Matches(/\S/, { message: 'name must not be blank' })
+  @IsVisibleText()
   @MaxLength(100)
   name: string;
 
