@@ -138,7 +138,7 @@ function httpStatusOf(exception: unknown): number | undefined {
 function clientMessage(exception: unknown, status: number): string {
   const frameworkCode = (exception as { code?: unknown }).code;
   const fromFramework = typeof frameworkCode === 'string' && frameworkCode.startsWith('FST_');
-  if (fromFramework && HTTP_LAYER_DETAILS[status]) return HTTP_LAYER_DETAILS[status];
+  if (HTTP_LAYER_DETAILS[status] && (fromFramework || status !== 404)) return HTTP_LAYER_DETAILS[status];
   if (exception instanceof HttpException) {
     const response = exception.getResponse();
     if (typeof response === 'string') return response;

@@ -15,9 +15,12 @@ export function findControlCharacters(value: unknown, path = ''): string[] {
   return [];
 }
 
-/** JSON objects and parsed query strings (null prototype); class instances such as parsed numbers are not text. */
+/**
+ * JSON objects and parsed query strings (whose prototype has no constructor); class instances,
+ * such as parsed numbers or money, are not text.
+ */
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null) return false;
-  const prototype = Object.getPrototypeOf(value) as unknown;
-  return prototype === Object.prototype || prototype === null;
+  const prototype = Object.getPrototypeOf(value) as { constructor?: unknown } | null;
+  return prototype === null || prototype === Object.prototype || typeof prototype.constructor !== 'function';
 }

@@ -28,13 +28,13 @@ export function httpLayerErrorOptions(errorsBaseUrl: string) {
         error.code === 'HPE_HEADER_OVERFLOW'
           ? [ErrorCode.HeaderFieldsTooLarge, 'The request header fields are too large']
           : [ErrorCode.InvalidRequest, 'The request is not valid HTTP'];
-      socket.end(rawProblemResponse(errorsBaseUrl, code, detail));
+      socket.end(rawProblemResponse(errorsBaseUrl, code, detail, requestPathOf(error)));
     },
   };
 }
 
 /** The request never parsed, so there is no Fastify reply: write the whole HTTP response. */
-function rawProblemResponse(errorsBaseUrl: string, code: ErrorCode, detail: string): string {
+function rawProblemResponse(errorsBaseUrl: string, code: ErrorCode, detail: string, instance: string): string {
   const requestId = randomUUID();
   const { status, title } = ERROR_DESCRIPTORS[code];
   const body = JSON.stringify({
@@ -42,7 +42,7 @@ function rawProblemResponse(errorsBaseUrl: string, code: ErrorCode, detail: stri
     title,
     status,
     detail,
-    instance: '',
+    instance,
     timestamp: new Date().toISOString(),
     requestId,
   });
@@ -55,4 +55,11 @@ function rawProblemResponse(errorsBaseUrl: string, code: ErrorCode, detail: stri
     '',
     body,
   ].join('\r\n');
+}
+
+/** The path from the request line Node had read when it gave up, for the problem's `instance`. */
+function requestPathOf(error: NodeJS.ErrnoException & { rawPacket?: Buffer }): string {
+  const requestLine = error.rawPacket?.subarray(0, 2048).toString('latin1').split('\r\n')[0] ?? '';
+  const target = /^[A-Z]+ (\/[^ ?]*)/.exec(requestLine)?.[1];
+  return target ? target.slice(0, 1024) : '/';
 }
