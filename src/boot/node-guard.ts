@@ -1,9 +1,11 @@
 /**
- * Loaded first by main.ts, before Nest: Nest 12 and the exact-money JSON parser need
- * Node >= 24.9, and on an older Node they fail later in confusing ways (bodies with numbers
- * refused as "not valid JSON"). This file must stay free of imports and of newer syntax.
+ * Loaded first by main.ts, before Nest: Nest 12, the exact-money JSON parser (24.9) and
+ * TypeORM 1.x (24.11 on the 24 line) need a recent Node 24, and on an older Node they fail
+ * later in confusing ways (bodies with numbers refused as "not valid JSON"). The same floor
+ * is package.json "engines", which `npm ci` enforces (.npmrc engine-strict). This file must
+ * stay free of imports and of newer syntax.
  */
-export const REQUIRED_NODE = { major: 24, minor: 9 };
+export const REQUIRED_NODE = { major: 24, minor: 11 };
 
 /** The message to print when this Node cannot run the service, or undefined when it can. */
 export function nodeVersionProblem(version: string): string | undefined {
