@@ -75,7 +75,13 @@ describe('Node version guard', () => {
     writeFileSync(join(dir, 'package.json'), JSON.stringify(manifest));
     writeFileSync(
       join(dir, 'package-lock.json'),
-      JSON.stringify({ name: 'engines-probe', version: '1.0.0', lockfileVersion: 3, requires: true, packages: { '': manifest } }),
+      JSON.stringify({
+        name: 'engines-probe',
+        version: '1.0.0',
+        lockfileVersion: 3,
+        requires: true,
+        packages: { '': manifest },
+      }),
     );
     copyFileSync(join(REPO_ROOT, '.npmrc'), join(dir, '.npmrc'));
     // npm checks engines against the Node it runs on: make it believe that is an old one.
@@ -114,7 +120,10 @@ describe('boot failures name the variable', () => {
       DATABASE_URL: `postgres://postgres:postgres@127.0.0.1:${port}/payments`,
       DATA_DIR: tempDir('payments-boot-'),
     });
-    expectOneLineFailure(result, new RegExp(`DATABASE_URL: cannot connect to the database server at 127\\.0\\.0\\.1:${port}`));
+    expectOneLineFailure(
+      result,
+      new RegExp(`DATABASE_URL: cannot connect to the database server at 127\\.0\\.0\\.1:${port}`),
+    );
   });
 
   it('a DATABASE_URL with a host that does not resolve', async () => {
@@ -161,6 +170,9 @@ describe('boot failures name the variable', () => {
     const file = join(tempDir('payments-boot-'), 'not-a-directory');
     writeFileSync(file, 'x');
     const result = await runService({ DATA_DIR: file });
-    expectOneLineFailure(result, new RegExp(`DATA_DIR: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not a directory`));
+    expectOneLineFailure(
+      result,
+      new RegExp(`DATA_DIR: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not a directory`),
+    );
   });
 });

@@ -157,12 +157,11 @@ describe('hostile input', () => {
   describe('a fault inside body parsing', () => {
     it('is a 500 (logged as ours), never "not valid JSON"', async () => {
       // What Node 20 does: the reviver gets no context, so reading context.source throws a TypeError.
-      const parse = JSON.parse;
-      const spy = jest
-        .spyOn(JSON, 'parse')
-        .mockImplementation((text: string, reviver?: (this: unknown, key: string, value: unknown) => unknown) =>
-          parse(text, reviver && ((key, value) => (reviver as (k: string, v: unknown) => unknown)(key, value))),
-        );
+      type Reviver = (key: string, value: unknown) => unknown;
+      const parse = JSON.parse.bind(JSON) as (text: string, reviver?: Reviver) => unknown;
+      const withoutContext = (text: string, reviver?: Reviver) =>
+        parse(text, reviver && ((key: string, value: unknown) => reviver(key, value)));
+      const spy = jest.spyOn(JSON, 'parse').mockImplementation(withoutContext as typeof JSON.parse);
       const body = registration({});
       let response;
       try {

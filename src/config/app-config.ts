@@ -9,6 +9,7 @@ export class AppConfig {
   readonly host: string;
   readonly databaseUrl: string | undefined;
   readonly dataDir: string;
+  readonly databaseRestartWindowMs: number;
   readonly dbPoolSize: number;
   readonly jwtSecret: string;
   readonly jwtExpirationMs: number;
@@ -61,6 +62,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     host: reader.string('HOST', '0.0.0.0').trim(),
     databaseUrl,
     dataDir,
+    databaseRestartWindowMs: reader.integer('DATABASE_RESTART_WINDOW_MS', 60_000, 1000, 3_600_000),
     dbPoolSize: reader.integer('DB_POOL_SIZE', 20, 1, 500),
     jwtSecret: '',
     jwtExpirationMs: reader.integer('JWT_EXPIRATION_MS', 3_600_000, 1000, 31 * 24 * 3_600_000),

@@ -19,7 +19,7 @@ export async function openDatabase(config: AppConfig): Promise<OpenedDatabase> {
   let embedded: EmbeddedDatabase | undefined;
   let url = config.databaseUrl;
   if (!url) {
-    embedded = new EmbeddedDatabase({ dataDir: config.dataDir });
+    embedded = new EmbeddedDatabase({ dataDir: config.dataDir, restartWindowMs: config.databaseRestartWindowMs });
     url = await embedded.start().catch((error: unknown) => {
       throw dataDirFailure(error, config.dataDir);
     });

@@ -14,12 +14,14 @@ export interface EmbeddedPostgresOptions {
   /** Trade durability for speed; only for throwaway test databases. */
   fsync?: boolean;
   quiet?: boolean;
+  /** How long restarts of a dead postmaster are attempted before `failed` turns true. */
+  restartWindowMs?: number;
 }
 
 /** Back-off between restart attempts of a postmaster that died; the last value repeats. */
 const RESTART_DELAYS_MS = [200, 500, 1000, 2000, 4000];
-/** After this long without a successful restart the process is declared unable to heal itself. */
-const RESTART_GIVE_UP_MS = 60_000;
+/** By default, after this long without a successful restart the process is declared unable to heal itself. */
+const DEFAULT_RESTART_WINDOW_MS = 60_000;
 /** A stop that takes longer than this is forced, so that shutdown keeps its deadline. */
 const STOP_TIMEOUT_MS = 3500;
 
@@ -51,7 +53,7 @@ export class EmbeddedDatabase {
   async start(): Promise<string> {
     this.stopping = false;
     this.gaveUp = false;
-    await this.launch();
+    await this.launch(true);
     return this.url;
   }
 
@@ -71,7 +73,8 @@ export class EmbeddedDatabase {
     this.logger.log('Embedded PostgreSQL stopped');
   }
 
-  private async launch(): Promise<void> {
+  /** `mayInitialise` only on a first start: a restart must never replace lost data with an empty cluster. */
+  private async launch(mayInitialise: boolean): Promise<void> {
     const databaseDir = join(this.options.dataDir, 'postgres');
     mkdirSync(this.options.dataDir, { recursive: true });
     await stopOrphanedPostmaster(databaseDir, this.logger);
@@ -90,6 +93,7 @@ export class EmbeddedDatabase {
       onError: (message: unknown) => this.logger.error(String(message).trim()),
     });
     const fresh = !existsSync(join(databaseDir, 'PG_VERSION'));
+    if (fresh && !mayInitialise) throw new Error(`${databaseDir} no longer holds a database cluster`);
     if (fresh) {
       this.logger.log(`Initialising embedded PostgreSQL in ${databaseDir}`);
       await server.initialise();
@@ -118,21 +122,20 @@ export class EmbeddedDatabase {
 
   private async restartWithBackOff(): Promise<void> {
     const startedAt = Date.now();
+    const windowMs = this.options.restartWindowMs ?? DEFAULT_RESTART_WINDOW_MS;
     for (let attempt = 0; !this.stopping; attempt++) {
       await sleep(RESTART_DELAYS_MS[Math.min(attempt, RESTART_DELAYS_MS.length - 1)]);
       if (this.stopping) return;
       try {
-        await this.launch();
+        await this.launch(false);
         this.logger.log(`Embedded PostgreSQL is back after ${Date.now() - startedAt} ms (attempt ${attempt + 1})`);
         return;
       } catch (error) {
         this.logger.warn(`Restart attempt ${attempt + 1} of embedded PostgreSQL failed: ${(error as Error).message}`);
       }
-      if (Date.now() - startedAt > RESTART_GIVE_UP_MS) {
+      if (Date.now() - startedAt > windowMs) {
         this.gaveUp = true;
-        this.logger.error(
-          `Embedded PostgreSQL could not be restarted within ${RESTART_GIVE_UP_MS} ms; liveness is DOWN`,
-        );
+        this.logger.error(`Embedded PostgreSQL could not be restarted within ${windowMs} ms; liveness is DOWN`);
         return;
       }
     }

@@ -56,7 +56,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     const message = (candidate as { message?: unknown }).message;
     if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(message))) return true;
     // Aggregated (several addresses refused) or wrapped errors carry the cause inside.
-    const inner = (candidate as { errors?: unknown[]; cause?: unknown }).errors?.[0] ?? (candidate as { cause?: unknown }).cause;
+    const inner =
+      (candidate as { errors?: unknown[]; cause?: unknown }).errors?.[0] ?? (candidate as { cause?: unknown }).cause;
     current = inner;
   }
   return false;

@@ -1,4 +1,11 @@
-import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger, NotFoundException } from '@nestjs/common';
+import {
+  type ArgumentsHost,
+  Catch,
+  type ExceptionFilter,
+  HttpException,
+  Logger,
+  NotFoundException,
+} from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '../../config/app-config';
 import { isDatabaseUnavailable } from '../../database/postgres-errors';
@@ -108,9 +115,13 @@ function toApiError(exception: unknown, request: FastifyRequest): ApiError {
 function methodNotAllowed(request: FastifyRequest): ApiError | undefined {
   const allowed = allowedMethods(request);
   if (allowed.length === 0 || allowed.includes(request.method)) return undefined;
-  return new ApiError(ErrorCode.MethodNotAllowed, `${request.method} is not supported here; use ${allowed.join(', ')}`, {
-    headers: { Allow: allowed.join(', ') },
-  });
+  return new ApiError(
+    ErrorCode.MethodNotAllowed,
+    `${request.method} is not supported here; use ${allowed.join(', ')}`,
+    {
+      headers: { Allow: allowed.join(', ') },
+    },
+  );
 }
 
 export function buildProblem(errorsBaseUrl: string, error: ApiError, request: FastifyRequest): ProblemBody {
