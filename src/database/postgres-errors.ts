@@ -55,10 +55,9 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     if (typeof syscallCode === 'string' && UNAVAILABLE_SYSCALL_CODES.has(syscallCode)) return true;
     const message = (candidate as { message?: unknown }).message;
     if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(message))) return true;
-    // Aggregated (several addresses refused) or wrapped errors carry the cause inside.
-    const inner =
-      (candidate as { errors?: unknown[]; cause?: unknown }).errors?.[0] ?? (candidate as { cause?: unknown }).cause;
-    current = inner;
+    // Several addresses refused at once (localhost as ::1 and 127.0.0.1) arrive aggregated. A `cause`
+    // is not followed: fetch wraps its socket errors that way, and a provider is not the database.
+    current = (candidate as { errors?: unknown[] }).errors?.[0];
   }
   return false;
 }
