@@ -33,14 +33,26 @@ export async function openDatabase(config: AppConfig): Promise<OpenedDatabase> {
     const applied = await migrateExclusively(dataSource, url);
     if (applied.length > 0) logger.log(`Applied migrations: ${applied.join(', ')}`);
     const pool = createPgPool(url, config.dbPoolSize);
-    // An idle connection the server drops is reported here; without a listener it would crash the process.
-    pool.on('error', (error) => logger.warn(`Idle database connection lost: ${error.message}`));
+    survivesConnectionLoss(pool, logger);
+    survivesConnectionLoss((dataSource.driver as unknown as { master: Pool }).master, logger);
     return { dataSource, pool, embedded };
   } catch (error) {
     if (dataSource.isInitialized) await dataSource.destroy();
     await embedded?.stop();
     throw error;
   }
+}
+
+/**
+ * A server that dies or shuts down sends an error to every connection. pg reports it as an
+ * 'error' event: on the pool for idle connections, on the client for checked-out ones that are
+ * between queries. Either one without a listener would crash the process; the request that
+ * owns the connection still gets its own error (and a 503).
+ */
+function survivesConnectionLoss(pool: Pool, logger: Logger): void {
+  const report = (error: Error) => logger.warn(`Database connection lost: ${error.message}`);
+  pool.on('error', report);
+  pool.on('connect', (client) => client.on('error', report));
 }
 
 /** Both pools, then the embedded server; each step bounded so a dead database cannot stall shutdown. */
