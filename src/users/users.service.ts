@@ -7,7 +7,7 @@ import { ApiError, ValidationError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { type ListRequest, type Page, type PageRequest, toPage } from '../common/paging/page';
 import { AppConfig } from '../config/app-config';
-import { PgErrorCode, pgErrorCode } from '../database/postgres-errors';
+import { PgErrorCode, pgErrorCode } from '../common/errors/postgres-errors';
 import { LedgerService } from '../ledger/ledger.service';
 import { UpiVerificationService } from './upi-verification.service';
 import { User } from './user.entity';
