@@ -3,6 +3,7 @@ import { CreateTransfers1764000100000 } from './1764000100000-create-transfers';
 import { TransferFunction1764000200000 } from './1764000200000-transfer-function';
 import { CreateTransactionInsights1764000300000 } from './1764000300000-create-transaction-insights';
 import { SqlFunctionsAsOutcomes1764000500000 } from './1764000500000-sql-functions-as-outcomes';
+import { TreasuryReversalsHashChain1764000700000 } from './1764000700000-treasury-reversals-hash-chain';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   TransferFunction1764000200000,
   CreateTransactionInsights1764000300000,
   SqlFunctionsAsOutcomes1764000500000,
+  TreasuryReversalsHashChain1764000700000,
 ];

@@ -2,8 +2,16 @@ import { Check, Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn,
 import { moneyColumn } from '../database/money.transformer';
 import type Big from 'big.js';
 
+export enum AccountKind {
+  User = 'USER',
+  Treasury = 'TREASURY',
+}
+
 @Entity({ name: 'users' })
-@Check('ck_users_balance_non_negative', '"balance" >= 0')
+@Check('ck_users_balance_non_negative', `"balance" >= 0 OR "kind" = 'TREASURY'`)
+@Check('ck_users_kind', `"kind" IN ('USER', 'TREASURY')`)
+// At most one treasury: a partial unique index, in the migration.
+@Index('uq_users_single_treasury', { synchronize: false })
 // Case-insensitive uniqueness lives in the migration as an expression index on lower(upi_id).
 @Index('uq_users_upi_id_lower', { synchronize: false })
 export class User {
@@ -32,6 +40,14 @@ export class User {
 
   @Column({ type: 'integer', default: 0 })
   version: number;
+
+  /** USER, or TREASURY for the one internal account money is issued from (never listed, never logs in). */
+  @Column({ type: 'varchar', length: 16, default: AccountKind.User })
+  kind: AccountKind;
+
+  /** Hash of this account's newest ledger entry (the head of its chain); written by the movements. */
+  @Column({ name: 'last_entry_hash', type: 'char', length: 64, nullable: true, select: false })
+  lastEntryHash?: string | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
   createdAt: Date;
