@@ -131,7 +131,9 @@ export class TreasuryReversalsHashChain1764000700000 implements MigrationInterfa
     await db.query(`DELETE FROM "ledger_entries" WHERE "user_id" = 0`);
     await db.query(`ALTER TABLE "ledger_entries" ENABLE TRIGGER "trg_ledger_entries_no_update_delete"`);
     await db.query(`ALTER TABLE "ledger_entries" DROP COLUMN "hash"`);
-    await db.query(`DROP FUNCTION "ledger_entry_hash"(text, bigint, uuid, text, numeric, numeric, numeric, timestamptz)`);
+    await db.query(
+      `DROP FUNCTION "ledger_entry_hash"(text, bigint, uuid, text, numeric, numeric, numeric, timestamptz)`,
+    );
     await db.query(`DROP INDEX "ix_transactions_original"`);
     await db.query(`ALTER TABLE "transactions" DROP CONSTRAINT "ck_transactions_status"`);
     await db.query(`ALTER TABLE "transactions" DROP CONSTRAINT "ck_transactions_type"`);

@@ -1,7 +1,10 @@
 import type { ClientBase } from 'pg';
 
 export interface InvariantScope {
-  /** Reference ids of the users to check; all users when absent. Transfers must stay inside the set. */
+  /**
+   * Reference ids of the users to check; all accounts (the treasury included) when absent.
+   * Transfers and reversals must stay inside the set; deposits and openings come from the treasury.
+   */
   userReferenceIds?: string[];
 }
 
@@ -10,6 +13,9 @@ interface Check {
   /** Returns one row per violation, with whatever explains it. */
   sql: string;
 }
+
+/** The treasury's fixed account id (users.kind TREASURY), the source of every unit of money. */
+const TREASURY_ID = 0;
 
 // $1 is the scope (uuid[]) or NULL for the whole database.
 const IN_SCOPE_USERS = `SELECT id FROM users WHERE $1::uuid[] IS NULL OR reference_id = ANY($1::uuid[])`;
@@ -25,7 +31,8 @@ const CHECKS: Check[] = [
   },
   {
     name: 'no negative balance',
-    sql: `SELECT upi_id, balance::text FROM users WHERE id IN (${IN_SCOPE_USERS}) AND balance < 0`,
+    // The treasury's balance is minus all money issued: it is the one account below zero.
+    sql: `SELECT upi_id, balance::text FROM users WHERE id IN (${IN_SCOPE_USERS}) AND balance < 0 AND kind <> 'TREASURY'`,
   },
   {
     name: 'every transfer has exactly one DEBIT of the sender and one CREDIT of the receiver, of its amount',
@@ -60,27 +67,44 @@ const CHECKS: Check[] = [
     name: 'entries without a transfer are opening credits',
     sql: `
       SELECT id, entry_type, balance_before::text FROM ledger_entries
-      WHERE user_id IN (${IN_SCOPE_USERS}) AND transaction_id IS NULL AND (entry_type <> 'CREDIT' OR balance_before <> 0)`,
+      WHERE user_id IN (${IN_SCOPE_USERS}) AND user_id <> ${TREASURY_ID} AND transaction_id IS NULL
+        AND (entry_type <> 'CREDIT' OR balance_before <> 0)`,
+  },
+  {
+    name: "every opening credit has the treasury's debit",
+    sql: `
+      SELECT l.id, l.transaction_reference_id, l.amount::text FROM ledger_entries l
+      WHERE l.user_id IN (${IN_SCOPE_USERS}) AND l.user_id <> ${TREASURY_ID} AND l.transaction_id IS NULL
+        AND NOT EXISTS (SELECT 1 FROM ledger_entries t
+                        WHERE t.user_id = ${TREASURY_ID} AND t.transaction_reference_id = l.transaction_reference_id
+                          AND t.entry_type = 'DEBIT' AND t.amount = l.amount AND t.transaction_id IS NULL)`,
   },
   {
     name: 'every transfer has exactly one outbox event, and every event a transfer',
     sql: `
       SELECT coalesce(t.reference_id::text, e.ref) AS reference_id, count(e.ref) AS events, count(t.id) AS transfers
       FROM (SELECT id, reference_id FROM transactions
-            WHERE sender_id IN (${IN_SCOPE_USERS}) OR receiver_id IN (${IN_SCOPE_USERS})) t
+            WHERE type <> 'DEPOSIT' AND (sender_id IN (${IN_SCOPE_USERS}) OR receiver_id IN (${IN_SCOPE_USERS}))) t
       FULL JOIN (SELECT payload::jsonb->>'transactionReferenceId' AS ref FROM outbox_events
                  WHERE $1::uuid[] IS NULL OR aggregate_key IN (SELECT upi_id FROM users WHERE id IN (${IN_SCOPE_USERS}))) e
         ON e.ref = t.reference_id::text
       GROUP BY 1 HAVING count(e.ref) <> 1 OR count(t.id) <> 1`,
   },
   {
+    // Opening balances and deposits are the money the treasury issued to these users.
     name: 'the sum of balances equals the sum of opening balances',
     sql: `
-      SELECT (SELECT sum(balance) FROM users WHERE id IN (${IN_SCOPE_USERS}))::text AS balances,
-             (SELECT coalesce(sum(amount), 0) FROM ledger_entries
-              WHERE transaction_id IS NULL AND user_id IN (${IN_SCOPE_USERS}))::text AS openings
-      WHERE (SELECT coalesce(sum(balance), 0) FROM users WHERE id IN (${IN_SCOPE_USERS}))
-         <> (SELECT coalesce(sum(amount), 0) FROM ledger_entries WHERE transaction_id IS NULL AND user_id IN (${IN_SCOPE_USERS}))`,
+      WITH sums AS (
+        SELECT (SELECT coalesce(sum(balance), 0) FROM users
+                WHERE id IN (${IN_SCOPE_USERS}) AND kind <> 'TREASURY') AS balances,
+               (SELECT coalesce(sum(l.amount), 0) FROM ledger_entries l LEFT JOIN transactions t ON t.id = l.transaction_id
+                WHERE l.user_id IN (${IN_SCOPE_USERS}) AND l.user_id <> ${TREASURY_ID} AND l.entry_type = 'CREDIT'
+                  AND (l.transaction_id IS NULL OR t.type = 'DEPOSIT')) AS openings)
+      SELECT balances::text, openings::text FROM sums WHERE balances <> openings`,
+  },
+  {
+    name: 'the sum of all balances, treasury included, is zero',
+    sql: `SELECT sum(balance)::text AS total FROM users WHERE $1::uuid[] IS NULL HAVING sum(balance) <> 0`,
   },
 ];
 

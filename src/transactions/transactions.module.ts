@@ -3,6 +3,8 @@ import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { LedgerModule } from '../ledger/ledger.module';
 import { OutboxModule } from '../outbox/outbox.module';
 import { UsersModule } from '../users/users.module';
+import { ReversalService } from './reversal.service';
+import { ReversalsController } from './reversals.controller';
 import { TransactionsController } from './transactions.controller';
 import { TransactionsService } from './transactions.service';
 import { OutcomeRenderer } from './outcome-renderer';
@@ -14,9 +16,10 @@ import { TransferService } from './transfer.service';
 
 @Module({
   imports: [UsersModule, LedgerModule, IdempotencyModule, OutboxModule],
-  controllers: [TransactionsController],
+  controllers: [TransactionsController, ReversalsController],
   providers: [
     TransferService,
+    ReversalService,
     TransactionsService,
     TransferRepository,
     TransferRateLimiter,
@@ -25,6 +28,6 @@ import { TransferService } from './transfer.service';
     OutcomeRenderer,
     ...transferMetricProviders,
   ],
-  exports: [TransactionsService, TransferRateLimiter],
+  exports: [TransactionsService, TransferRateLimiter, OutcomeRenderer],
 })
 export class TransactionsModule {}
