@@ -43,6 +43,8 @@ export class TreasuryReversalsHashChain1764000700000 implements MigrationInterfa
   }
 
   private async reversals(db: QueryRunner): Promise<void> {
+    // PARTIALLY_REVERSED is 18 characters.
+    await db.query(`ALTER TABLE "transactions" ALTER COLUMN "status" TYPE varchar(20)`);
     await db.query(`ALTER TABLE "transactions" ADD "reversed_amount" numeric(19,4) NOT NULL DEFAULT 0`);
     await db.query(`ALTER TABLE "transactions" ADD "original_transaction_id" bigint`);
     await db.query(`ALTER TABLE "transactions" ADD "original_reference_id" uuid`);
@@ -142,6 +144,8 @@ export class TreasuryReversalsHashChain1764000700000 implements MigrationInterfa
     await db.query(`ALTER TABLE "transactions" DROP COLUMN "original_reference_id"`);
     await db.query(`ALTER TABLE "transactions" DROP COLUMN "original_transaction_id"`);
     await db.query(`ALTER TABLE "transactions" DROP COLUMN "reversed_amount"`);
+    await db.query(`UPDATE "transactions" SET "status" = 'COMPLETED' WHERE "status" = 'PARTIALLY_REVERSED'`);
+    await db.query(`ALTER TABLE "transactions" ALTER COLUMN "status" TYPE varchar(16)`);
     await db.query(`ALTER TABLE "ledger_entries" DROP CONSTRAINT "ck_ledger_entries_balance_after_non_negative"`);
     await db.query(
       `ALTER TABLE "ledger_entries" ADD CONSTRAINT "ck_ledger_entries_balance_after_non_negative" CHECK ("balance_after" >= 0)`,

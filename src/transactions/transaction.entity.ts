@@ -49,7 +49,8 @@ export class Transaction {
   @Column(moneyColumn())
   amount: Big;
 
-  @Column({ type: 'varchar', length: 16, default: 'COMPLETED' })
+  /** COMPLETED; a TRANSFER with reversals becomes PARTIALLY_REVERSED or REVERSED. */
+  @Column({ type: 'varchar', length: 20, default: 'COMPLETED' })
   status: string;
 
   @Column({ type: 'varchar', length: 16, default: 'TRANSFER' })
