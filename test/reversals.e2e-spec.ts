@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { findLedgerViolations } from '../scripts/lib/ledger-invariants';
 import { newIdempotencyKey, type RegisteredUser, uniqueUpiId } from './support/api-client';
-import { balanceOf, connectTestDatabase } from './support/db';
+import { balanceOf, connectTestDatabase, withScratchDatabase } from './support/db';
+import { TestBroker, TopicReader } from './support/kafka';
 import { startTestApp, type TestApp } from './support/test-app';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -283,5 +284,58 @@ describe('POST /api/v1/transactions/{referenceId}/reversals', () => {
     ]);
     expect(responses.map((r) => r.status)).toEqual(Array(24).fill(201));
     expect(await findLedgerViolations(db, { userReferenceIds: [alice.referenceId, bob.referenceId] })).toEqual([]);
+  });
+});
+
+/** On a real broker and a scratch database, so no other file's relay publishes these rows. */
+describe('the TransferReversed event on Kafka', () => {
+  let broker: TestBroker;
+  beforeAll(async () => {
+    broker = await TestBroker.start();
+  }, 240_000);
+  afterAll(() => {
+    if (broker.controllable) broker.stop();
+  });
+
+  it('is published on the transfer topic next to the TransferCompleted, keyed by the refunding receiver', async () => {
+    await withScratchDatabase(async (url) => {
+      const topic = `transfers-${randomUUID()}`;
+      const t = await startTestApp({ DATABASE_URL: url, KAFKA_BROKERS: broker.brokers, KAFKA_TOPIC: topic });
+      let reader: TopicReader | undefined;
+      try {
+        const [alice, bob] = await Promise.all([t.api.registerUser({ balance: 100 }), t.api.registerUser()]);
+        const transfer = await t.api.transfer(alice, bob.upiId, 30, { note: 'shoes' });
+        const reversal = await t.api.post(
+          `/api/v1/transactions/${transfer.body.referenceId}/reversals`,
+          { amount: '12.5', note: 'one returned' },
+          { token: bob.token, headers: { 'idempotency-key': newIdempotencyKey() } },
+        );
+        expect([transfer.status, reversal.status]).toEqual([201, 201]);
+        reader = await TopicReader.open(broker.brokers, topic);
+        const records = await reader.waitFor((all) => all.length >= 2);
+        await new Promise((resolve) => setTimeout(resolve, 1500)); // nothing more arrives
+        expect(reader.records).toHaveLength(2);
+        expect(records.map((r) => r.value.eventType).sort()).toEqual(['TransferCompleted', 'TransferReversed']);
+        const reversed = records.find((r) => r.value.eventType === 'TransferReversed')!;
+        expect(reversed.key).toBe(bob.upiId);
+        expect(reversed.headers).toEqual({ eventId: reversed.value.eventId, eventType: 'TransferReversed' });
+        expect(reversed.value).toEqual({
+          eventId: expect.stringMatching(UUID),
+          eventType: 'TransferReversed',
+          occurredAt: reversal.body.createdAt,
+          transactionId: reversal.body.transactionId,
+          transactionReferenceId: reversal.body.referenceId,
+          senderUpiId: bob.upiId,
+          receiverUpiId: alice.upiId,
+          amount: '12.5000',
+          currency: 'INR',
+          note: 'one returned',
+          originalTransactionReferenceId: transfer.body.referenceId,
+        });
+      } finally {
+        await reader?.close().catch(() => undefined);
+        await t.close();
+      }
+    });
   });
 });

@@ -35,12 +35,11 @@ async function main(): Promise<number> {
   }
 }
 
+// Exit explicitly: the embedded database's exit hook would otherwise end the process with 0.
 main().then(
-  (code) => {
-    process.exitCode = code;
-  },
+  (code) => process.exit(code),
   (error: unknown) => {
     console.error(`audit could not run: ${error instanceof Error ? error.message : String(error)}`);
-    process.exitCode = 2;
+    process.exit(2);
   },
 );
