@@ -10,9 +10,11 @@ import { ProblemFilter } from './common/errors/problem.filter';
 import { structuredLogging } from './common/logging';
 import { DatabaseModule } from './database/database.module';
 import type { OpenedDatabase } from './database/database.module';
+import { IdempotencyModule } from './idempotency/idempotency.module';
 import { InsightsModule } from './insights/insights.module';
 import { LedgerModule } from './ledger/ledger.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { OutboxModule } from './outbox/outbox.module';
 import { ResilienceModule } from './resilience/resilience.module';
 import { TransactionsModule } from './transactions/transactions.module';
 import { TreasuryModule } from './treasury/treasury.module';
@@ -30,6 +32,8 @@ export class AppModule {
         ScheduleModule.forRoot(),
         MetricsModule,
         ResilienceModule,
+        IdempotencyModule,
+        OutboxModule,
         LedgerModule,
         UsersModule,
         AuthModule,

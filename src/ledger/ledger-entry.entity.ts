@@ -1,8 +1,9 @@
 import type Big from 'big.js';
 import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import { moneyColumn } from '../database/money.transformer';
-import { Transaction } from '../transactions/transaction.entity';
-import { User } from '../users/user.entity';
+// Relations by entity name: users/ and transactions/ import the ledger, never the other way round.
+import type { Transaction } from '../transactions/transaction.entity';
+import type { User } from '../users/user.entity';
 
 export enum EntryType {
   Debit = 'DEBIT',
@@ -29,7 +30,7 @@ export class LedgerEntry {
   @Column({ name: 'user_id', type: 'bigint' })
   userId: string;
 
-  @ManyToOne(() => User, { onDelete: 'RESTRICT' })
+  @ManyToOne('User', { onDelete: 'RESTRICT' })
   @JoinColumn({ name: 'user_id', foreignKeyConstraintName: 'fk_ledger_entries_user' })
   user?: User;
 
@@ -37,7 +38,7 @@ export class LedgerEntry {
   @Column({ name: 'transaction_id', type: 'bigint', nullable: true })
   transactionId: string | null;
 
-  @ManyToOne(() => Transaction, { onDelete: 'RESTRICT' })
+  @ManyToOne('Transaction', { onDelete: 'RESTRICT' })
   @JoinColumn({ name: 'transaction_id', foreignKeyConstraintName: 'fk_ledger_entries_transaction' })
   transaction?: Transaction;
 

@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
-import { LedgerModule } from '../ledger/ledger.module';
 import { OutboxModule } from '../outbox/outbox.module';
 import { UsersModule } from '../users/users.module';
 import { ReversalService } from './reversal.service';
@@ -15,7 +14,7 @@ import { TransferRepository } from './transfer.repository';
 import { TransferService } from './transfer.service';
 
 @Module({
-  imports: [UsersModule, LedgerModule, IdempotencyModule, OutboxModule],
+  imports: [UsersModule, IdempotencyModule, OutboxModule],
   controllers: [TransactionsController, ReversalsController],
   providers: [
     TransferService,
