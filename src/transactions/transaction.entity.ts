@@ -3,11 +3,7 @@ import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, 
 import { moneyColumn } from '../database/money.transformer';
 import { User } from '../users/user.entity';
 
-<<<<<<< HEAD
-/** Written only by the movement functions (sql/*.sql); the ORM reads it. */
-=======
-/** Written only by the money movement functions (sql/transfer_funds.sql); the ORM reads it. */
->>>>>>> wip-core
+/** Written only by the money movement functions (sql/*.sql); the ORM reads it. */
 @Entity({ name: 'transactions' })
 @Check('ck_transactions_amount_positive', '"amount" > 0')
 @Check('ck_transactions_not_self', '"sender_id" <> "receiver_id"')
