@@ -18,14 +18,15 @@ export class TreasuryReversalsHashChain1764000700000 implements MigrationInterfa
   }
 
   /**
-   * A row of users flagged TREASURY rather than a table of its own: transactions and ledger
+   * Rows of users flagged TREASURY rather than a table of their own: transactions and ledger
    * entries keep one foreign key to one accounts table, and every movement locks accounts the same
-   * way. Its UPI ID has no "@", so no registration, login or transfer can ever name it.
+   * way. Their UPI IDs have no "@", so no registration, login or transfer can ever name them.
+   * Eight of them (ids 0 to -7), because one numeric(19,4) balance could issue at most 10^15 in
+   * all, and because registrations and deposits then spread their locks over eight rows.
    */
   private async treasury(db: QueryRunner): Promise<void> {
     await db.query(`ALTER TABLE "users" ADD "kind" varchar(16) NOT NULL DEFAULT 'USER'`);
     await db.query(`ALTER TABLE "users" ADD CONSTRAINT "ck_users_kind" CHECK ("kind" IN ('USER', 'TREASURY'))`);
-    await db.query(`CREATE UNIQUE INDEX "uq_users_single_treasury" ON "users" ("kind") WHERE "kind" = 'TREASURY'`);
     // The treasury's balance is minus all money issued; every real user still stays at or above 0.
     await db.query(`ALTER TABLE "users" DROP CONSTRAINT "ck_users_balance_non_negative"`);
     await db.query(
@@ -34,11 +35,13 @@ export class TreasuryReversalsHashChain1764000700000 implements MigrationInterfa
     await db.query(`
       INSERT INTO "users" ("id", "reference_id", "name", "upi_id", "phone_number", "balance", "kind")
       OVERRIDING SYSTEM VALUE
-      VALUES (0, '00000000-0000-0000-0000-000000000000', 'Treasury', 'treasury', '0000000000', 0, 'TREASURY')`);
-    // Entries carry no kind; the treasury's fixed id 0 is what lets its running balance go below 0.
+      SELECT -n, ('00000000-0000-0000-0000-00000000000' || n)::uuid, 'Treasury',
+             CASE n WHEN 0 THEN 'treasury' ELSE 'treasury-' || n END, '0000000000', 0, 'TREASURY'
+      FROM generate_series(0, 7) AS n`);
+    // Entries carry no kind; the treasury's fixed ids (0 and below) let its running balances go below 0.
     await db.query(`ALTER TABLE "ledger_entries" DROP CONSTRAINT "ck_ledger_entries_balance_after_non_negative"`);
     await db.query(
-      `ALTER TABLE "ledger_entries" ADD CONSTRAINT "ck_ledger_entries_balance_after_non_negative" CHECK ("balance_after" >= 0 OR "user_id" = 0)`,
+      `ALTER TABLE "ledger_entries" ADD CONSTRAINT "ck_ledger_entries_balance_after_non_negative" CHECK ("balance_after" >= 0 OR "user_id" <= 0)`,
     );
   }
 
@@ -85,19 +88,20 @@ export class TreasuryReversalsHashChain1764000700000 implements MigrationInterfa
       $$`);
   }
 
+  /** Each opening goes to the user's own treasury row (treasury_issue.sql picks the same first). */
   private async backfillTreasurySides(db: QueryRunner): Promise<void> {
     await db.query(`
       INSERT INTO "ledger_entries" ("user_id", "transaction_reference_id", "entry_type", "amount", "balance_before", "balance_after", "created_at")
-      SELECT 0, "transaction_reference_id", 'DEBIT', "amount",
+      SELECT -("user_id" % 8), "transaction_reference_id", 'DEBIT', "amount",
              -(sum("amount") OVER w) + "amount", -(sum("amount") OVER w), "created_at"
       FROM "ledger_entries"
-      WHERE "transaction_id" IS NULL AND "entry_type" = 'CREDIT' AND "user_id" <> 0
-      WINDOW w AS (ORDER BY "id" ROWS UNBOUNDED PRECEDING)
+      WHERE "transaction_id" IS NULL AND "entry_type" = 'CREDIT' AND "user_id" > 0
+      WINDOW w AS (PARTITION BY "user_id" % 8 ORDER BY "id" ROWS UNBOUNDED PRECEDING)
       ORDER BY "id"`);
     await db.query(`
-      UPDATE "users" SET "balance" = -(SELECT coalesce(sum("amount"), 0) FROM "ledger_entries"
-                                       WHERE "transaction_id" IS NULL AND "entry_type" = 'CREDIT' AND "user_id" <> 0)
-      WHERE "id" = 0`);
+      UPDATE "users" u SET "balance" = -(SELECT coalesce(sum(l."amount"), 0) FROM "ledger_entries" l
+                                         WHERE l."user_id" = u."id" AND l."entry_type" = 'DEBIT')
+      WHERE u."kind" = 'TREASURY'`);
   }
 
   /** The one sanctioned rewrite of the append-only ledger: filling the new column, once. */
@@ -123,14 +127,39 @@ export class TreasuryReversalsHashChain1764000700000 implements MigrationInterfa
       $$`);
     await db.query(`ALTER TABLE "ledger_entries" ENABLE TRIGGER "trg_ledger_entries_no_update_delete"`);
     await db.query(`ALTER TABLE "ledger_entries" ALTER COLUMN "hash" SET NOT NULL`);
+    await this.chainForOtherWriters(db);
     await db.query(`
       UPDATE "users" u SET "last_entry_hash" = (
         SELECT l."hash" FROM "ledger_entries" l WHERE l."user_id" = u."id" ORDER BY l."id" DESC LIMIT 1)`);
   }
 
+  /**
+   * The movements hash inline (no extra write). A row inserted any other way (a repair, a test
+   * fixture) is chained here, so the hash is never missing and never wrong.
+   */
+  private async chainForOtherWriters(db: QueryRunner): Promise<void> {
+    await db.query(`
+      CREATE FUNCTION "ledger_entries_chain"() RETURNS trigger LANGUAGE plpgsql AS $$
+      DECLARE
+        v_head text;
+      BEGIN
+        SELECT last_entry_hash INTO v_head FROM users WHERE id = NEW.user_id FOR UPDATE;
+        NEW.hash := ledger_entry_hash(v_head, NEW.user_id, NEW.transaction_reference_id, NEW.entry_type,
+          NEW.amount, NEW.balance_before, NEW.balance_after, NEW.created_at);
+        UPDATE users SET last_entry_hash = NEW.hash WHERE id = NEW.user_id;
+        RETURN NEW;
+      END
+      $$`);
+    await db.query(`
+      CREATE TRIGGER "trg_ledger_entries_chain" BEFORE INSERT ON "ledger_entries"
+      FOR EACH ROW WHEN (NEW."hash" IS NULL) EXECUTE FUNCTION "ledger_entries_chain"()`);
+  }
+
   async down(db: QueryRunner): Promise<void> {
+    await db.query(`DROP TRIGGER "trg_ledger_entries_chain" ON "ledger_entries"`);
+    await db.query(`DROP FUNCTION "ledger_entries_chain"()`);
     await db.query(`ALTER TABLE "ledger_entries" DISABLE TRIGGER "trg_ledger_entries_no_update_delete"`);
-    await db.query(`DELETE FROM "ledger_entries" WHERE "user_id" = 0`);
+    await db.query(`DELETE FROM "ledger_entries" WHERE "user_id" <= 0`);
     await db.query(`ALTER TABLE "ledger_entries" ENABLE TRIGGER "trg_ledger_entries_no_update_delete"`);
     await db.query(`ALTER TABLE "ledger_entries" DROP COLUMN "hash"`);
     await db.query(
@@ -150,10 +179,9 @@ export class TreasuryReversalsHashChain1764000700000 implements MigrationInterfa
     await db.query(
       `ALTER TABLE "ledger_entries" ADD CONSTRAINT "ck_ledger_entries_balance_after_non_negative" CHECK ("balance_after" >= 0)`,
     );
-    await db.query(`DELETE FROM "users" WHERE "id" = 0`);
+    await db.query(`DELETE FROM "users" WHERE "kind" = 'TREASURY'`);
     await db.query(`ALTER TABLE "users" DROP CONSTRAINT "ck_users_balance_non_negative"`);
     await db.query(`ALTER TABLE "users" ADD CONSTRAINT "ck_users_balance_non_negative" CHECK ("balance" >= 0)`);
-    await db.query(`DROP INDEX "uq_users_single_treasury"`);
     await db.query(`ALTER TABLE "users" DROP CONSTRAINT "ck_users_kind"`);
     await db.query(`ALTER TABLE "users" DROP COLUMN "last_entry_hash"`);
     await db.query(`ALTER TABLE "users" DROP COLUMN "kind"`);

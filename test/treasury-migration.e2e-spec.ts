@@ -39,9 +39,9 @@ async function withFirstRoundDatabase(work: (url: string) => Promise<void>): Pro
 describe('the treasury migration on existing data', () => {
   it('writes the treasury side of every opening credit and chains every entry: global sum 0, audit ok', async () => {
     await withFirstRoundDatabase(async (url) => {
+      const users: { id: string; balance: string }[] = [];
       await withClient(url, async (db) => {
         // Three users with opening credits and one transfer, written as the first round wrote them.
-        const users: { id: string; balance: string }[] = [];
         for (const [upi, balance] of [
           ['old.alice@bank', '300.0000'],
           ['old.bob@bank', '0.5000'],
@@ -97,24 +97,32 @@ describe('the treasury migration on existing data', () => {
         await dataSource.destroy();
       }
 
+      const [alice, bob] = users;
       await withClient(url, async (db) => {
-        const treasury = await db.query(`SELECT id, balance::text, upi_id FROM users WHERE kind = 'TREASURY'`);
-        expect(treasury.rows).toEqual([{ id: '0', balance: '-300.5000', upi_id: 'treasury' }]);
+        const treasury = await db.query(
+          `SELECT id, balance::text, upi_id FROM users WHERE kind = 'TREASURY' AND balance <> 0 ORDER BY id DESC`,
+        );
+        // Each opening went to its user's own treasury row, -(user id % 8).
+        expect(treasury.rows).toEqual([
+          { id: String(-(Number(alice.id) % 8)), balance: '-300.0000', upi_id: `treasury-${Number(alice.id) % 8}` },
+          { id: String(-(Number(bob.id) % 8)), balance: '-0.5000', upi_id: `treasury-${Number(bob.id) % 8}` },
+        ]);
+        expect((await db.query(`SELECT count(*)::int AS n FROM users WHERE kind = 'TREASURY'`)).rows[0].n).toBe(8);
         const sides = await db.query(
           `SELECT o.amount::text AS opening, t.amount::text AS treasury, t.balance_after::text
            FROM ledger_entries o JOIN ledger_entries t
-             ON t.transaction_reference_id = o.transaction_reference_id AND t.user_id = 0 AND t.entry_type = 'DEBIT'
-           WHERE o.transaction_id IS NULL AND o.user_id <> 0 ORDER BY o.id`,
+             ON t.transaction_reference_id = o.transaction_reference_id AND t.user_id <= 0 AND t.entry_type = 'DEBIT'
+           WHERE o.transaction_id IS NULL AND o.user_id > 0 ORDER BY o.id`,
         );
         expect(sides.rows).toEqual([
           { opening: '300.0000', treasury: '300.0000', balance_after: '-300.0000' },
-          { opening: '0.5000', treasury: '0.5000', balance_after: '-300.5000' },
+          { opening: '0.5000', treasury: '0.5000', balance_after: '-0.5000' },
         ]);
         expect((await db.query('SELECT sum(balance)::text AS s FROM users')).rows[0].s).toBe('0.0000');
         expect((await db.query('SELECT count(*)::int AS n FROM ledger_entries WHERE hash IS NULL')).rows[0].n).toBe(0);
         expect(await findLedgerViolations(db)).toEqual([]);
         const report = await auditLedger(db);
-        expect(report).toEqual(expect.objectContaining({ ok: true, entries: 6, accounts: 4, brokenEntries: [] }));
+        expect(report).toEqual(expect.objectContaining({ ok: true, entries: 6, accounts: 8 + 3, brokenEntries: [] }));
       });
     });
   });

@@ -14,8 +14,8 @@ interface Check {
   sql: string;
 }
 
-/** The treasury's fixed account id (users.kind TREASURY), the source of every unit of money. */
-const TREASURY_ID = 0;
+/** The treasury's accounts (users.kind TREASURY), the source of every unit of money. */
+const TREASURY = `(SELECT id FROM users WHERE kind = 'TREASURY')`;
 
 // $1 is the scope (uuid[]) or NULL for the whole database.
 const IN_SCOPE_USERS = `SELECT id FROM users WHERE $1::uuid[] IS NULL OR reference_id = ANY($1::uuid[])`;
@@ -42,7 +42,7 @@ const CHECKS: Check[] = [
         count(*) FILTER (WHERE l.entry_type = 'CREDIT' AND l.user_id = t.receiver_id AND l.amount = t.amount) AS credits,
         count(l.id) AS entries
       FROM transactions t LEFT JOIN ledger_entries l ON l.transaction_id = t.id
-      WHERE t.sender_id IN (${IN_SCOPE_USERS}) OR t.receiver_id IN (${IN_SCOPE_USERS})
+      WHERE t.type <> 'DEPOSIT' AND (t.sender_id IN (${IN_SCOPE_USERS}) OR t.receiver_id IN (${IN_SCOPE_USERS}))
       GROUP BY t.id
       HAVING count(*) FILTER (WHERE l.entry_type = 'DEBIT' AND l.user_id = t.sender_id AND l.amount = t.amount) <> 1
           OR count(*) FILTER (WHERE l.entry_type = 'CREDIT' AND l.user_id = t.receiver_id AND l.amount = t.amount) <> 1
@@ -67,17 +67,20 @@ const CHECKS: Check[] = [
     name: 'entries without a transfer are opening credits',
     sql: `
       SELECT id, entry_type, balance_before::text FROM ledger_entries
-      WHERE user_id IN (${IN_SCOPE_USERS}) AND user_id <> ${TREASURY_ID} AND transaction_id IS NULL
+      WHERE user_id IN (${IN_SCOPE_USERS}) AND user_id NOT IN ${TREASURY} AND transaction_id IS NULL
         AND (entry_type <> 'CREDIT' OR balance_before <> 0)`,
   },
   {
-    name: "every opening credit has the treasury's debit",
+    name: "every opening credit and deposit has the treasury's debits, of its amount",
     sql: `
-      SELECT l.id, l.transaction_reference_id, l.amount::text FROM ledger_entries l
-      WHERE l.user_id IN (${IN_SCOPE_USERS}) AND l.user_id <> ${TREASURY_ID} AND l.transaction_id IS NULL
-        AND NOT EXISTS (SELECT 1 FROM ledger_entries t
-                        WHERE t.user_id = ${TREASURY_ID} AND t.transaction_reference_id = l.transaction_reference_id
-                          AND t.entry_type = 'DEBIT' AND t.amount = l.amount AND t.transaction_id IS NULL)`,
+      SELECT l.id, l.transaction_reference_id, l.amount::text, coalesce(sum(t.amount), 0)::text AS issued
+      FROM ledger_entries l
+      LEFT JOIN transactions x ON x.id = l.transaction_id
+      LEFT JOIN ledger_entries t ON t.transaction_reference_id = l.transaction_reference_id
+        AND t.user_id IN ${TREASURY} AND t.entry_type = 'DEBIT'
+      WHERE l.user_id IN (${IN_SCOPE_USERS}) AND l.user_id NOT IN ${TREASURY} AND l.entry_type = 'CREDIT'
+        AND (l.transaction_id IS NULL OR x.type = 'DEPOSIT')
+      GROUP BY l.id HAVING l.amount <> coalesce(sum(t.amount), 0)`,
   },
   {
     name: 'every transfer has exactly one outbox event, and every event a transfer',
@@ -98,7 +101,7 @@ const CHECKS: Check[] = [
         SELECT (SELECT coalesce(sum(balance), 0) FROM users
                 WHERE id IN (${IN_SCOPE_USERS}) AND kind <> 'TREASURY') AS balances,
                (SELECT coalesce(sum(l.amount), 0) FROM ledger_entries l LEFT JOIN transactions t ON t.id = l.transaction_id
-                WHERE l.user_id IN (${IN_SCOPE_USERS}) AND l.user_id <> ${TREASURY_ID} AND l.entry_type = 'CREDIT'
+                WHERE l.user_id IN (${IN_SCOPE_USERS}) AND l.user_id NOT IN ${TREASURY} AND l.entry_type = 'CREDIT'
                   AND (l.transaction_id IS NULL OR t.type = 'DEPOSIT')) AS openings)
       SELECT balances::text, openings::text FROM sums WHERE balances <> openings`,
   },

@@ -10,8 +10,6 @@ export enum AccountKind {
 @Entity({ name: 'users' })
 @Check('ck_users_balance_non_negative', `"balance" >= 0 OR "kind" = 'TREASURY'`)
 @Check('ck_users_kind', `"kind" IN ('USER', 'TREASURY')`)
-// At most one treasury: a partial unique index, in the migration.
-@Index('uq_users_single_treasury', { synchronize: false })
 // Case-insensitive uniqueness lives in the migration as an expression index on lower(upi_id).
 @Index('uq_users_upi_id_lower', { synchronize: false })
 export class User {
@@ -41,7 +39,7 @@ export class User {
   @Column({ type: 'integer', default: 0 })
   version: number;
 
-  /** USER, or TREASURY for the one internal account money is issued from (never listed, never logs in). */
+  /** USER, or TREASURY for the internal accounts money is issued from (never listed, never log in). */
   @Column({ type: 'varchar', length: 16, default: AccountKind.User })
   kind: AccountKind;
 

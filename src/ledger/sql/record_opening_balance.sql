@@ -21,6 +21,6 @@ BEGIN
                               balance_before, balance_after, created_at, hash)
   VALUES (v_user.id, NULL, p_reference_id, 'CREDIT', v_user.balance, 0, v_user.balance, v_at, v_hash);
   UPDATE users SET last_entry_hash = v_hash WHERE id = v_user.id;
-  PERFORM ledger_append(0, NULL, p_reference_id, 'DEBIT', v_user.balance, v_at);
+  PERFORM treasury_issue(v_user.id, NULL, p_reference_id, v_user.balance, v_at);
 END
 $$;

@@ -1,6 +1,6 @@
--- A deposit: money issued by the treasury (users.id 0) to a user, under the transfer's key rules.
--- Locks the user, then the treasury (registrations take them in the same order). Codes:
--- completed | user-not-found; a replay may also answer key-reused or legacy.
+-- A deposit: money issued by the treasury to a user, under the transfer's key rules. Locks the
+-- user, then the treasury (treasury_issue.sql; registrations take them in the same order). Codes: completed | user-not-found; a replay may also
+-- answer key-reused or legacy.
 CREATE OR REPLACE FUNCTION deposit_funds(
   p_owner text,
   p_idempotency_key text,
@@ -17,7 +17,6 @@ DECLARE
   v_at text := to_char(date_trunc('milliseconds', now()) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
   v_claim record;
   v_user users%ROWTYPE;
-  v_treasury users%ROWTYPE;
   v_transaction_id bigint;
   v_code text;
   v_status integer;
@@ -35,19 +34,18 @@ BEGIN
     v_status := 404;
     v_data := jsonb_build_object('upiId', p_upi_id);
   ELSE
-    SELECT * INTO STRICT v_treasury FROM users WHERE kind = 'TREASURY' FOR UPDATE;
+    -- The sender is the treasury (row 0 stands for it); its DEBITs name the rows that issued it.
     INSERT INTO transactions (reference_id, sender_id, receiver_id, sender_upi_id, receiver_upi_id, amount, note,
                               type, created_at)
-    VALUES (p_reference_id, v_treasury.id, v_user.id, v_treasury.upi_id, v_user.upi_id, p_amount, p_note,
-            'DEPOSIT', v_now)
+    VALUES (p_reference_id, 0, v_user.id, 'treasury', v_user.upi_id, p_amount, p_note, 'DEPOSIT', v_now)
     RETURNING id INTO v_transaction_id;
-    PERFORM ledger_append(v_treasury.id, v_transaction_id, p_reference_id, 'DEBIT', p_amount, v_now);
+    PERFORM treasury_issue(v_user.id, v_transaction_id, p_reference_id, p_amount, v_now);
     PERFORM ledger_append(v_user.id, v_transaction_id, p_reference_id, 'CREDIT', p_amount, v_now);
     v_code := 'completed';
     v_status := 201;
     v_data := jsonb_build_object(
       'transactionId', v_transaction_id::text, 'referenceId', p_reference_id,
-      'senderUpiId', v_treasury.upi_id, 'receiverUpiId', v_user.upi_id,
+      'senderUpiId', 'treasury', 'receiverUpiId', v_user.upi_id,
       'amount', p_amount::text, 'status', 'COMPLETED', 'type', 'DEPOSIT', 'note', p_note, 'createdAt', v_at);
   END IF;
 
