@@ -36,7 +36,7 @@ const PROBLEM_DESCRIPTIONS: Record<number, string> = {
   409: 'Duplicate UPI ID, or an Idempotency-Key still in flight',
   413: 'Request body too large',
   415: 'Request body is not application/json',
-  422: 'Validation failed (see errors), insufficient balance, or UPI ID rejected by verification',
+  422: 'Validation failed (see errors), insufficient balance, UPI ID rejected by verification, or a reversal above what remains (reversal-exceeds-remaining) or of a non-transfer (not-reversible)',
   429: 'Per-user rate limit exceeded; retry after the Retry-After header',
   500: 'Unexpected failure (sanitized)',
   503: 'A downstream circuit is open, a provider failed, or the feature is disabled',
