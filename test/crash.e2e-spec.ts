@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from 'pg';
 import { findLedgerViolations } from '../scripts/lib/ledger-invariants';
 import { ServiceProcess } from '../scripts/lib/service-process';
@@ -6,6 +5,7 @@ import { ApiClient, newIdempotencyKey, type RegisteredUser } from './support/api
 import { connectTestDatabase } from './support/db';
 import { TEST_JWT_SECRET } from './support/jwt';
 import { makeTempDir, removeTempDir } from './support/temp-dir';
+import { waitUntil } from './support/wait';
 
 interface TransferAttempt {
   key: string;
@@ -69,7 +69,9 @@ describe('crash safety', () => {
       }
     };
     const stream = Array.from({ length: WORKERS }, (_, seed) => worker(seed));
-    await sleep(1500);
+    // Kill once the stream is well under way, by count rather than by clock (the machine may be loaded).
+    const completed = () => attempts.filter((a) => a.status === 201).length;
+    await waitUntil(() => completed() > 20, 'more than 20 completed transfers', 60_000);
     expect(await service.stop('SIGKILL')).toBeNull();
     streaming = false;
     await Promise.all(stream);

@@ -61,6 +61,8 @@ export async function seedLarge(db: ClientBase, users: number, entries: number):
     for (const table of ['users', 'transactions', 'ledger_entries', 'outbox_events']) {
       await db.query(`SELECT setval(pg_get_serial_sequence('${table}', 'id'), (SELECT max(id) FROM ${table}))`);
     }
+    await issueOpeningBalancesFromTreasury(db, base.entries, plan.users);
+    await chainSeededEntries(db, base.users);
     await db.query('COMMIT');
   } catch (error) {
     await db.query('ROLLBACK');
@@ -76,6 +78,49 @@ export async function seedLarge(db: ClientBase, users: number, entries: number):
     insertSeconds: Math.round((inserted - started) / 100) / 10,
     vacuumSeconds: Math.round((performance.now() - inserted) / 100) / 10,
   };
+}
+
+/** A placeholder for the NOT NULL hash column while loading; chainSeededEntries writes the real chain. */
+const UNCHAINED = `repeat('0', 64)`;
+
+/** The treasury's side of every seeded opening credit, as the service writes it (treasury_issue). */
+async function issueOpeningBalancesFromTreasury(db: ClientBase, baseEntry: string, users: number): Promise<void> {
+  await db.query(
+    `SELECT treasury_issue(user_id, NULL, transaction_reference_id, amount, created_at)
+     FROM ledger_entries WHERE id > $1::bigint AND id <= $1::bigint + $2::bigint ORDER BY id`,
+    [baseEntry, users],
+  );
+}
+
+/**
+ * Each seeded account's hash chain, entry by entry in id order, as the movements would have written
+ * it (ledger_entry_hash over the previous hash and the entry); then each account's head. The seeded
+ * accounts are new, so every chain starts from no previous hash.
+ */
+async function chainSeededEntries(db: ClientBase, baseUser: string): Promise<void> {
+  await db.query(`
+    DO $$
+    DECLARE
+      v_entry record;
+      v_user bigint := NULL;
+      v_previous text := NULL;
+    BEGIN
+      FOR v_entry IN SELECT * FROM ledger_entries WHERE user_id > ${Number(baseUser)} ORDER BY user_id, id LOOP
+        IF v_user IS DISTINCT FROM v_entry.user_id THEN
+          v_user := v_entry.user_id;
+          v_previous := NULL;
+        END IF;
+        v_previous := ledger_entry_hash(v_previous, v_entry.user_id, v_entry.transaction_reference_id,
+          v_entry.entry_type, v_entry.amount, v_entry.balance_before, v_entry.balance_after, v_entry.created_at);
+        UPDATE ledger_entries SET hash = v_previous WHERE id = v_entry.id;
+      END LOOP;
+    END
+    $$`);
+  await db.query(
+    `UPDATE users u SET last_entry_hash = (SELECT l.hash FROM ledger_entries l WHERE l.user_id = u.id ORDER BY l.id DESC LIMIT 1)
+     WHERE u.id > $1::bigint`,
+    [baseUser],
+  );
 }
 
 async function skipForeignKeyChecks(db: ClientBase): Promise<void> {
@@ -120,10 +165,10 @@ function seedStatements(plan: SeedPlan, nonce: string, base: Record<string, stri
      SELECT ${base.users} + i + 1, ${uuid('u', 'i')}, 'Seed ' || i, ${upi('i')}, (6000000000 + i)::text,
             ${b}, ${2 * plan.rounds}, now() - interval '${HISTORY_DAYS + 1} days', now() - interval '1 day'
      FROM generate_series(0, ${n - 1}) i`,
-    `INSERT INTO ledger_entries (id, user_id, transaction_id, transaction_reference_id, entry_type, amount, balance_before, balance_after, created_at)
+    `INSERT INTO ledger_entries (id, user_id, transaction_id, transaction_reference_id, entry_type, amount, balance_before, balance_after, created_at, hash)
      OVERRIDING SYSTEM VALUE
      SELECT ${base.entries} + i + 1, ${base.users} + i + 1, NULL, ${uuid('o', 'i')}, 'CREDIT', ${b}, 0, ${b},
-            now() - interval '${HISTORY_DAYS + 1} days'
+            now() - interval '${HISTORY_DAYS + 1} days', ${UNCHAINED}
      FROM generate_series(0, ${n - 1}) i`,
     `INSERT INTO transactions (id, reference_id, sender_id, receiver_id, sender_upi_id, receiver_upi_id, amount, created_at)
      OVERRIDING SYSTEM VALUE
@@ -131,7 +176,7 @@ function seedStatements(plan: SeedPlan, nonce: string, base: Record<string, stri
             ${upi('i')}, ${upi('r')}, a, at
      FROM (${transfers}) s`,
     // Debit (e = 0) then credit (e = 1); see seedLarge for why these balances chain up.
-    `INSERT INTO ledger_entries (id, user_id, transaction_id, transaction_reference_id, entry_type, amount, balance_before, balance_after, created_at)
+    `INSERT INTO ledger_entries (id, user_id, transaction_id, transaction_reference_id, entry_type, amount, balance_before, balance_after, created_at, hash)
      OVERRIDING SYSTEM VALUE
      SELECT ${base.entries} + ${n} + 2 * k + e + 1,
             ${base.users} + CASE e WHEN 0 THEN i ELSE r END + 1,
@@ -139,7 +184,7 @@ function seedStatements(plan: SeedPlan, nonce: string, base: Record<string, stri
             CASE e WHEN 0 THEN 'DEBIT' ELSE 'CREDIT' END, a,
             CASE WHEN e = 0 AND i = 0 THEN ${b} WHEN e = 0 THEN ${b} + a WHEN r = 0 THEN ${b} - a ELSE ${b} END,
             CASE WHEN e = 0 AND i = 0 THEN ${b} - a WHEN e = 0 THEN ${b} WHEN r = 0 THEN ${b} ELSE ${b} + a END,
-            at
+            at, ${UNCHAINED}
      FROM (${transfers}) s CROSS JOIN (VALUES (0), (1)) v(e)`,
     `INSERT INTO outbox_events (id, event_id, event_type, aggregate_key, payload, created_at, published_at, attempts)
      OVERRIDING SYSTEM VALUE
