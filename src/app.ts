@@ -9,8 +9,9 @@ import { AppModule } from './app.module';
 import { applyLogLevel } from './common/logging';
 import type { AppConfig } from './config/app-config';
 import { BODY_LIMIT_BYTES, configureFastify, requestIdFor } from './common/http/fastify-setup';
+import { httpLayerErrorOptions } from './common/http/http-layer-errors';
 import { createValidationPipe } from './common/http/validation';
-import { openDatabase } from './database/database.module';
+import { closeDatabase, openDatabase } from './database/database.module';
 import { setUpApiDocs } from './docs/api-docs';
 import { findRepoRoot } from './common/repo-root';
 import { startTransferEventConsumer } from './outbox/transfer-events.server';
@@ -41,6 +42,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: true,
+    ...httpLayerErrorOptions(config.errorsBaseUrl),
   });
   configureFastify(adapter.getInstance());
   let app: NestFastifyApplication;
@@ -54,9 +56,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     });
   } catch (error) {
     // The module never came up, so its shutdown hooks will not run: release the database here.
-    await database.pool.end();
-    await database.dataSource.destroy();
-    await database.embedded?.stop();
+    await closeDatabase(database);
     throw error;
   }
   app.useLogger(app.get(PinoLogger));

@@ -13,7 +13,6 @@ const OPS = join(findRepoRoot(), 'ops');
 const TARGET_LABELS = new Set(['job', 'instance']);
 const PROMETHEUS_SERIES = new Set(['up']);
 
-
 interface Query {
   source: string;
   expr: string;

@@ -14,25 +14,36 @@ export class HealthController {
 
   @Get()
   @ApiOperation({ summary: 'Overall health; component details for ROLE_ADMIN tokens only' })
-  async overall(@Req() request: FastifyRequest & { user?: AuthenticatedUser }, @Res() reply: FastifyReply) {
+  async overall(@Req() request: Caller, @Res() reply: FastifyReply) {
+    await this.sendReport(request, reply);
+  }
+
+  @Get('liveness')
+  @ApiOperation({
+    summary: 'Liveness probe: the process can serve; DOWN only when its embedded database cannot be restarted',
+  })
+  liveness(@Res() reply: FastifyReply) {
+    const status = this.health.liveness();
+    send(reply, status, { status });
+  }
+
+  @Get('readiness')
+  @ApiOperation({
+    summary: 'Readiness probe: the database answers and no essential circuit is open; details for ROLE_ADMIN only',
+  })
+  async readiness(@Req() request: Caller, @Res() reply: FastifyReply) {
+    await this.sendReport(request, reply);
+  }
+
+  /** Components and error texts describe the infrastructure: only admins see them. */
+  private async sendReport(request: Caller, reply: FastifyReply): Promise<void> {
     const report = await this.health.report();
     const isAdmin = request.user?.roles.includes(ROLE_ADMIN) ?? false;
     send(reply, report.status, isAdmin ? report : { status: report.status });
   }
-
-  @Get('liveness')
-  @ApiOperation({ summary: 'Liveness probe: the process is up and serving HTTP' })
-  liveness(@Res() reply: FastifyReply) {
-    send(reply, 'UP', { status: 'UP' });
-  }
-
-  @Get('readiness')
-  @ApiOperation({ summary: 'Readiness probe: the database answers and no essential circuit is open' })
-  async readiness(@Res() reply: FastifyReply) {
-    const report = await this.health.report();
-    send(reply, report.status, report);
-  }
 }
+
+type Caller = FastifyRequest & { user?: AuthenticatedUser };
 
 function send(reply: FastifyReply, status: 'UP' | 'DOWN', body: unknown): void {
   void reply

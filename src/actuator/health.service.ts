@@ -1,7 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
+import { EMBEDDED_DATABASE } from '../database/database.module';
+import type { EmbeddedDatabase } from '../database/embedded-postgres';
 import { CircuitBreakers, UPI_CIRCUIT } from '../resilience/circuit-breakers';
 import { TransferRateLimiter } from '../transactions/transfer-rate-limiter';
 
@@ -28,7 +30,16 @@ export class HealthService {
     private readonly circuits: CircuitBreakers,
     private readonly rateLimiter: TransferRateLimiter,
     private readonly config: AppConfig,
+    @Inject(EMBEDDED_DATABASE) private readonly embedded: EmbeddedDatabase | null,
   ) {}
+
+  /**
+   * Liveness: DOWN only when this process cannot heal itself, i.e. its embedded PostgreSQL died
+   * and could not be restarted. A restart of the process is then the cure; anything else recovers in place.
+   */
+  liveness(): HealthStatus {
+    return this.embedded?.failed ? 'DOWN' : 'UP';
+  }
 
   /** The database, the circuit breakers and the rate limiter, in Spring Boot's actuator shape. */
   async report(): Promise<HealthReport> {
@@ -68,7 +79,8 @@ export class HealthService {
   private circuitBreakers() {
     const states = this.circuits.states();
     const session = this.indicators.check('circuitBreakers');
-    const open = ESSENTIAL_CIRCUITS.filter((name) => states[name] === 'OPEN' || states[name] === 'ISOLATED');
+    const refusing = this.circuits.refusing();
+    const open = ESSENTIAL_CIRCUITS.filter((name) => refusing.includes(name));
     return open.length > 0 ? session.down({ ...states, open }) : session.up(states);
   }
 

@@ -6,8 +6,10 @@ import { join, resolve } from 'node:path';
 export class AppConfig {
   readonly nodeEnv: string;
   readonly port: number;
+  readonly host: string;
   readonly databaseUrl: string | undefined;
   readonly dataDir: string;
+  readonly databaseRestartWindowMs: number;
   readonly dbPoolSize: number;
   readonly jwtSecret: string;
   readonly jwtExpirationMs: number;
@@ -64,8 +66,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const config = {
     nodeEnv,
     port: reader.integer('PORT', 8080, 0, 65535),
+    host: reader.string('HOST', '0.0.0.0').trim(),
     databaseUrl,
     dataDir,
+    databaseRestartWindowMs: reader.integer('DATABASE_RESTART_WINDOW_MS', 60_000, 1000, 3_600_000),
     dbPoolSize: reader.integer('DB_POOL_SIZE', 20, 1, 500),
     jwtSecret: '',
     jwtExpirationMs: reader.integer('JWT_EXPIRATION_MS', 3_600_000, 1000, 31 * 24 * 3_600_000),

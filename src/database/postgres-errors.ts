@@ -14,3 +14,50 @@ export function pgErrorCode(error: unknown): string | undefined {
   const code = (driverError as { code?: unknown } | null)?.code;
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
 }
+
+/**
+ * Server-side codes meaning "the database is not there right now": class 08 (connection
+ * exception), admin/crash shutdown and "starting up" (57P01-57P03), too many connections.
+ */
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
+
+/** Socket-level failures from the driver, before or during a query. */
+const UNAVAILABLE_SYSCALL_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/** pg's own messages for a lost connection and for waiting too long on a full pool. */
+const UNAVAILABLE_MESSAGES = [
+  /connection terminated/i,
+  /timeout exceeded when trying to connect/i,
+  /connection timeout/i,
+  /client has encountered a connection error and is not queryable/i,
+  /cannot use a pool after calling end/i,
+];
+
+/**
+ * True when an error means the database cannot be reached (lost, restarting, refusing
+ * connections), as opposed to a fault in the query: such requests are retryable, 503.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let current = error, depth = 0; current && depth < 5; depth++) {
+    const code = pgErrorCode(current);
+    if (code && (code.startsWith('08') || UNAVAILABLE_SQLSTATES.has(code))) return true;
+    const candidate = current instanceof QueryFailedError ? current.driverError : current;
+    const syscallCode = (candidate as { code?: unknown }).code;
+    if (typeof syscallCode === 'string' && UNAVAILABLE_SYSCALL_CODES.has(syscallCode)) return true;
+    const message = (candidate as { message?: unknown }).message;
+    if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(message))) return true;
+    // Several addresses refused at once (localhost as ::1 and 127.0.0.1) arrive aggregated. A `cause`
+    // is not followed: fetch wraps its socket errors that way, and a provider is not the database.
+    current = (candidate as { errors?: unknown[] }).errors?.[0];
+  }
+  return false;
+}

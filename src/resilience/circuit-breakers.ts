@@ -55,6 +55,11 @@ export interface CircuitOptions {
 export interface GuardedCall {
   readonly name: string;
   readonly state: CircuitStateName;
+  /**
+   * Open, but its half-open delay has passed: the next call is the trial. Readiness counts such
+   * a circuit as ready, since an instance out of rotation gets no call to try with.
+   */
+  readonly trialDue: boolean;
   execute<T>(call: (signal: AbortSignal) => Promise<T>): Promise<T>;
 }
 
@@ -74,12 +79,19 @@ export class CircuitBreakers {
       breaker: new ConsecutiveBreaker(options.threshold),
     });
     const policy: IPolicy = wrap(breaker, timeout(options.timeoutMs, TimeoutStrategy.Aggressive));
-    breaker.onStateChange((state) => this.stateGauge.set({ name }, state));
+    let openedAt = 0;
+    breaker.onStateChange((state) => {
+      if (state === CircuitState.Open) openedAt = Date.now();
+      this.stateGauge.set({ name }, state);
+    });
     this.stateGauge.set({ name }, breaker.state);
     const circuit: GuardedCall = {
       name,
       get state() {
         return STATE_NAMES[breaker.state];
+      },
+      get trialDue() {
+        return breaker.state === CircuitState.Open && Date.now() - openedAt >= options.halfOpenAfterMs;
       },
       execute: async <T>(call: (signal: AbortSignal) => Promise<T>) => {
         try {
@@ -99,6 +111,13 @@ export class CircuitBreakers {
   /** Every circuit's state, for health and readiness. */
   states(): Record<string, CircuitStateName> {
     return Object.fromEntries([...this.circuits].map(([name, circuit]) => [name, circuit.state]));
+  }
+
+  /** Circuits that refuse calls right now: open (or isolated) and not yet due for a trial call. */
+  refusing(): string[] {
+    return [...this.circuits.values()]
+      .filter((c) => c.state === 'ISOLATED' || (c.state === 'OPEN' && !c.trialDue))
+      .map((c) => c.name);
   }
 }
 

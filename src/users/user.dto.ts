@@ -3,6 +3,7 @@ import type Big from 'big.js';
 import { IsNotEmpty, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { PIN_MESSAGE, PIN_PATTERN } from '../access/pin-hash';
 import { IsMoney, ToMoney } from '../common/money/money.decorators';
+import { IsVisibleText } from '../common/text/visible-text';
 import { moneyJson } from '../common/money/money';
 import { UPI_ID_MESSAGE, UPI_ID_PATTERN } from './upi-id';
 import type { User } from './user.entity';
@@ -12,6 +13,7 @@ export class RegisterUserRequest {
   @IsString()
   @IsNotEmpty()
   @Matches(/\S/, { message: 'name must not be blank' })
+  @IsVisibleText()
   @MaxLength(100)
   name: string;
 

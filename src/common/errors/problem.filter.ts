@@ -1,6 +1,15 @@
-import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import {
+  type ArgumentsHost,
+  Catch,
+  type ExceptionFilter,
+  HttpException,
+  Logger,
+  NotFoundException,
+} from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '../../config/app-config';
+import { isDatabaseUnavailable } from '../../database/postgres-errors';
+import { allowedMethods } from '../http/route-table';
 import { ApiError } from './api-error';
 import { ERROR_DESCRIPTORS, ErrorCode } from './error-code';
 
@@ -23,13 +32,27 @@ const CODE_BY_HTTP_STATUS: Record<number, ErrorCode> = {
   405: ErrorCode.MethodNotAllowed,
   409: ErrorCode.Conflict,
   413: ErrorCode.PayloadTooLarge,
+  414: ErrorCode.UriTooLong,
   415: ErrorCode.UnsupportedMediaType,
   422: ErrorCode.ValidationFailed,
   429: ErrorCode.RateLimitExceeded,
+  431: ErrorCode.HeaderFieldsTooLarge,
   503: ErrorCode.ServiceUnavailable,
 };
 
 const logger = new Logger('ProblemFilter');
+
+/** Seconds a client should wait before retrying while the database is away (it usually returns within seconds). */
+export const DATABASE_RETRY_AFTER_SECONDS = 2;
+
+/** What the HTTP layer's own refusals say; framework wording and codes never reach the client. */
+const HTTP_LAYER_DETAILS: Record<number, string> = {
+  404: 'No resource exists at this path',
+  413: 'The request body is larger than the service accepts',
+  414: 'The request URI is too long',
+  415: 'Content-Type must be application/json',
+  431: 'The request header fields are too large',
+};
 
 /** The one place every error becomes an RFC 9457 problem; internals never reach the client. */
 @Catch()
@@ -61,6 +84,18 @@ export function sendProblem(
 
 function toApiError(exception: unknown, request: FastifyRequest): ApiError {
   if (exception instanceof ApiError) return exception;
+  if (isDatabaseUnavailable(exception)) {
+    logger.warn(
+      `Database unavailable on ${request.method} ${request.url} (request ${request.id}): ${(exception as Error).message}`,
+    );
+    return new ApiError(ErrorCode.ServiceUnavailable, 'The database is unavailable; retry shortly', {
+      headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
+    });
+  }
+  if (exception instanceof NotFoundException) {
+    const wrongMethod = methodNotAllowed(request);
+    if (wrongMethod) return wrongMethod;
+  }
   const status = httpStatusOf(exception);
   if (status !== undefined && status < 500) {
     const code = CODE_BY_HTTP_STATUS[status] ?? ErrorCode.InvalidRequest;
@@ -73,6 +108,19 @@ function toApiError(exception: unknown, request: FastifyRequest): ApiError {
   return new ApiError(
     ErrorCode.InternalError,
     'An unexpected error occurred; the request id identifies it in the logs',
+  );
+}
+
+/** No route for this method, but the path exists for others: 405 with the methods it does accept. */
+function methodNotAllowed(request: FastifyRequest): ApiError | undefined {
+  const allowed = allowedMethods(request);
+  if (allowed.length === 0 || allowed.includes(request.method)) return undefined;
+  return new ApiError(
+    ErrorCode.MethodNotAllowed,
+    `${request.method} is not supported here; use ${allowed.join(', ')}`,
+    {
+      headers: { Allow: allowed.join(', ') },
+    },
   );
 }
 
@@ -99,6 +147,9 @@ function httpStatusOf(exception: unknown): number | undefined {
 }
 
 function clientMessage(exception: unknown, status: number): string {
+  const frameworkCode = (exception as { code?: unknown }).code;
+  const fromFramework = typeof frameworkCode === 'string' && frameworkCode.startsWith('FST_');
+  if (HTTP_LAYER_DETAILS[status] && (fromFramework || status !== 404)) return HTTP_LAYER_DETAILS[status];
   if (exception instanceof HttpException) {
     const response = exception.getResponse();
     if (typeof response === 'string') return response;
@@ -108,7 +159,6 @@ function clientMessage(exception: unknown, status: number): string {
     return exception.message;
   }
   // Fastify's framework errors (FST_*) have client-safe messages; anything else stays generic.
-  const code = (exception as { code?: unknown }).code;
-  if (exception instanceof Error && typeof code === 'string' && code.startsWith('FST_')) return exception.message;
+  if (exception instanceof Error && fromFramework) return exception.message;
   return `Request rejected with status ${status}`;
 }

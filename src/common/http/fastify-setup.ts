@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { invalidRequest } from '../errors/api-error';
 import { parseJsonPreservingNumbers } from '../money/json-body';
 import { isUuid } from './params';
+import { trackRoutes } from './route-table';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
@@ -15,6 +16,7 @@ export function requestIdFor(request: IncomingMessage): string {
 
 /** The request id header and a JSON parser that keeps number source text (Nest's filters handle its errors). */
 export function configureFastify(fastify: FastifyInstance): void {
+  trackRoutes(fastify);
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('X-Request-Id', request.id);
     // The request logger (pino-http, on the raw request) binds this same id to every line.
@@ -30,11 +32,15 @@ export function configureFastify(fastify: FastifyInstance): void {
     (_request, body, done) => {
       const text = body as string;
       if (text.trim() === '') return done(invalidRequest('The request body is empty; a JSON object is expected'));
+      let parsed: unknown;
       try {
-        done(null, parseJsonPreservingNumbers(text));
-      } catch {
-        done(invalidRequest('The request body is not valid JSON'));
+        parsed = parseJsonPreservingNumbers(text);
+      } catch (error) {
+        // Only a syntax error is the client's fault; anything else is ours and must surface as a 500.
+        if (!(error instanceof SyntaxError)) return done(error as Error);
+        return done(invalidRequest('The request body is not valid JSON'));
       }
+      done(null, parsed);
     },
   );
 }

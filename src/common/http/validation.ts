@@ -1,5 +1,6 @@
 import { type ArgumentMetadata, ValidationPipe, type ValidationError as ClassValidatorError } from '@nestjs/common';
 import { invalidRequest, ValidationError } from '../errors/api-error';
+import { findControlCharacters } from './control-characters';
 
 /**
  * Body validation: 422 with a field → message map, unknown fields dropped. A body that is
@@ -9,6 +10,13 @@ class RequestValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
     if (metadata.type === 'body' && !isObject) throw invalidRequest('The request body must be a JSON object');
+    if (metadata.type === 'body' || metadata.type === 'query' || metadata.type === 'param') {
+      const prefix = metadata.type === 'param' ? (metadata.data ?? '') : '';
+      const fields = findControlCharacters(value, prefix);
+      if (fields.length > 0) {
+        throw new ValidationError(Object.fromEntries(fields.map((f) => [f, 'must not contain control characters'])));
+      }
+    }
     return super.transform(value, metadata);
   }
 }

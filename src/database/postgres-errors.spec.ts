@@ -1,0 +1,34 @@
+import { QueryFailedError } from 'typeorm';
+import { isDatabaseUnavailable } from './postgres-errors';
+
+const pgError = (code: string, message = 'server said no') => Object.assign(new Error(message), { code });
+const socketError = (code: string) => Object.assign(new Error(`connect ${code} 127.0.0.1:5432`), { code });
+
+describe('isDatabaseUnavailable', () => {
+  it.each([
+    ['connection exception class 08', pgError('08006')],
+    ['admin shutdown', pgError('57P01', 'terminating connection due to administrator command')],
+    ['crash shutdown', pgError('57P02')],
+    ['starting up', pgError('57P03', 'the database system is starting up')],
+    ['too many connections', pgError('53300')],
+    ['connection refused', socketError('ECONNREFUSED')],
+    ['connection reset', socketError('ECONNRESET')],
+    ['host not found', socketError('ENOTFOUND')],
+    ['a terminated connection', new Error('Connection terminated unexpectedly')],
+    ['a pool acquisition timeout', new Error('timeout exceeded when trying to connect')],
+    ['a wrapped admin shutdown', new QueryFailedError('SELECT 1', [], pgError('57P01'))],
+    ['every address refused', new AggregateError([socketError('ECONNREFUSED'), socketError('ECONNREFUSED')])],
+  ])('is true for %s', (_name, error) => {
+    expect(isDatabaseUnavailable(error)).toBe(true);
+  });
+
+  it.each([
+    ['a unique violation', pgError('23505')],
+    ['a wrapped check violation', new QueryFailedError('INSERT', [], pgError('23514'))],
+    ['a provider fetch failure', new TypeError('fetch failed', { cause: socketError('ECONNREFUSED') })],
+    ['a plain bug', new TypeError("Cannot read properties of undefined (reading 'x')")],
+    ['nothing', undefined],
+  ])('is false for %s', (_name, error) => {
+    expect(isDatabaseUnavailable(error)).toBe(false);
+  });
+});
