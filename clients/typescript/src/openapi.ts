@@ -270,7 +270,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Liveness probe: the process is up and serving HTTP */
+    /** Liveness probe: the process can serve; DOWN only when its embedded database cannot be restarted */
     get: operations['HealthController_liveness'];
     put?: never;
     post?: never;
@@ -287,7 +287,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Readiness probe: the database answers and no essential circuit is open */
+    /** Readiness probe: the database answers and no essential circuit is open; details for ROLE_ADMIN only */
     get: operations['HealthController_readiness'];
     put?: never;
     post?: never;
@@ -379,6 +379,8 @@ export interface components {
         | 'https://errors.payments.local/method-not-allowed'
         | 'https://errors.payments.local/unsupported-media-type'
         | 'https://errors.payments.local/payload-too-large'
+        | 'https://errors.payments.local/uri-too-long'
+        | 'https://errors.payments.local/header-fields-too-large'
         | 'https://errors.payments.local/rate-limit-exceeded'
         | 'https://errors.payments.local/login-locked'
         | 'https://errors.payments.local/service-unavailable'
