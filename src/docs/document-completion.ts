@@ -107,6 +107,7 @@ function headersFor(status: number, path: string, idempotent: boolean): Json {
   const headers: Json = {
     'X-Request-Id': {
       description: "This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused",
+      required: true,
       schema: { type: 'string', format: 'uuid', example: EXAMPLE_REQUEST_ID },
     },
   };
@@ -114,6 +115,7 @@ function headersFor(status: number, path: string, idempotent: boolean): Json {
     const resource = idempotent ? '/api/v1/transactions' : path.replace(/\/\{\w+\}.*$/, '');
     headers.Location = {
       description: 'Where the created resource can be read',
+      required: true,
       schema: { type: 'string', example: `${resource}/${EXAMPLE_UUID}` },
     };
   }

@@ -675,7 +675,7 @@ export interface operations {
       200: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -700,7 +700,7 @@ export interface operations {
       400: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -711,7 +711,7 @@ export interface operations {
       401: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -722,7 +722,7 @@ export interface operations {
       403: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -733,7 +733,7 @@ export interface operations {
       422: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -759,9 +759,9 @@ export interface operations {
       201: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           /** @description Where the created resource can be read */
-          Location?: string;
+          Location: string;
           [name: string]: unknown;
         };
         content: {
@@ -772,7 +772,7 @@ export interface operations {
       400: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -783,7 +783,7 @@ export interface operations {
       409: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -794,7 +794,7 @@ export interface operations {
       415: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -805,7 +805,7 @@ export interface operations {
       422: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -816,7 +816,7 @@ export interface operations {
       503: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           /** @description Seconds to wait before retrying, when known */
           'Retry-After'?: number;
           [name: string]: unknown;
@@ -845,7 +845,7 @@ export interface operations {
       200: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -856,7 +856,7 @@ export interface operations {
       400: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -867,7 +867,7 @@ export interface operations {
       401: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -878,7 +878,7 @@ export interface operations {
       403: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -902,7 +902,7 @@ export interface operations {
       200: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -913,7 +913,7 @@ export interface operations {
       401: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -924,7 +924,7 @@ export interface operations {
       403: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -935,7 +935,7 @@ export interface operations {
       404: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -946,7 +946,7 @@ export interface operations {
       422: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -970,7 +970,7 @@ export interface operations {
       200: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -981,7 +981,7 @@ export interface operations {
       400: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -992,7 +992,7 @@ export interface operations {
       401: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1003,7 +1003,7 @@ export interface operations {
       403: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1014,7 +1014,7 @@ export interface operations {
       404: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1046,7 +1046,7 @@ export interface operations {
       200: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1085,7 +1085,7 @@ export interface operations {
       400: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1096,7 +1096,7 @@ export interface operations {
       401: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1107,7 +1107,7 @@ export interface operations {
       403: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1118,7 +1118,7 @@ export interface operations {
       404: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1129,7 +1129,7 @@ export interface operations {
       422: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1154,7 +1154,7 @@ export interface operations {
       200: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1165,7 +1165,7 @@ export interface operations {
       400: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1176,7 +1176,7 @@ export interface operations {
       401: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1187,7 +1187,7 @@ export interface operations {
       422: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1198,7 +1198,7 @@ export interface operations {
       429: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           /** @description Seconds to wait before retrying */
           'Retry-After': number;
           [name: string]: unknown;
@@ -1224,7 +1224,7 @@ export interface operations {
       204: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content?: never;
@@ -1233,7 +1233,7 @@ export interface operations {
       401: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1244,7 +1244,7 @@ export interface operations {
       422: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1276,9 +1276,9 @@ export interface operations {
       201: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           /** @description Where the created resource can be read */
-          Location?: string;
+          Location: string;
           /** @description Present, with the value true, only when this answer replays the stored one of an earlier request */
           'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
@@ -1291,7 +1291,7 @@ export interface operations {
       400: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           /** @description Present, with the value true, only when this answer replays the stored one of an earlier request */
           'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
@@ -1304,7 +1304,7 @@ export interface operations {
       401: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1315,7 +1315,7 @@ export interface operations {
       403: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1326,7 +1326,7 @@ export interface operations {
       404: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           /** @description Present, with the value true, only when this answer replays the stored one of an earlier request */
           'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
@@ -1339,7 +1339,7 @@ export interface operations {
       409: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1350,7 +1350,7 @@ export interface operations {
       415: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1361,7 +1361,7 @@ export interface operations {
       422: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           /** @description Present, with the value true, only when this answer replays the stored one of an earlier request */
           'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
@@ -1374,7 +1374,7 @@ export interface operations {
       429: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           /** @description Seconds to wait before retrying */
           'Retry-After': number;
           [name: string]: unknown;
@@ -1387,7 +1387,7 @@ export interface operations {
       503: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           /** @description Seconds to wait before retrying, when known */
           'Retry-After'?: number;
           [name: string]: unknown;
@@ -1422,7 +1422,7 @@ export interface operations {
       200: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1461,7 +1461,7 @@ export interface operations {
       400: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1472,7 +1472,7 @@ export interface operations {
       401: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1483,7 +1483,7 @@ export interface operations {
       403: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1494,7 +1494,7 @@ export interface operations {
       422: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1518,7 +1518,7 @@ export interface operations {
       200: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1529,7 +1529,7 @@ export interface operations {
       400: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1540,7 +1540,7 @@ export interface operations {
       401: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1551,7 +1551,7 @@ export interface operations {
       403: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1562,7 +1562,7 @@ export interface operations {
       404: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1586,7 +1586,7 @@ export interface operations {
       200: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1597,7 +1597,7 @@ export interface operations {
       400: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1608,7 +1608,7 @@ export interface operations {
       401: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1619,7 +1619,7 @@ export interface operations {
       403: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1630,7 +1630,7 @@ export interface operations {
       404: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1641,7 +1641,7 @@ export interface operations {
       503: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           /** @description Seconds to wait before retrying, when known */
           'Retry-After'?: number;
           [name: string]: unknown;
@@ -1673,7 +1673,7 @@ export interface operations {
       200: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1689,7 +1689,7 @@ export interface operations {
       400: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1700,7 +1700,7 @@ export interface operations {
       401: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1711,7 +1711,7 @@ export interface operations {
       403: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1722,7 +1722,7 @@ export interface operations {
       404: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1733,7 +1733,7 @@ export interface operations {
       422: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1744,7 +1744,7 @@ export interface operations {
       503: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           /** @description Seconds to wait before retrying, when known */
           'Retry-After'?: number;
           [name: string]: unknown;
@@ -1776,7 +1776,7 @@ export interface operations {
       200: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1787,7 +1787,7 @@ export interface operations {
       400: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1798,7 +1798,7 @@ export interface operations {
       401: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1809,7 +1809,7 @@ export interface operations {
       403: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1820,7 +1820,7 @@ export interface operations {
       404: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1831,7 +1831,7 @@ export interface operations {
       422: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {
@@ -1842,7 +1842,7 @@ export interface operations {
       503: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           /** @description Seconds to wait before retrying, when known */
           'Retry-After'?: number;
           [name: string]: unknown;
@@ -1865,7 +1865,7 @@ export interface operations {
       200: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content?: never;
@@ -1884,7 +1884,7 @@ export interface operations {
       200: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content?: never;
@@ -1903,7 +1903,7 @@ export interface operations {
       200: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content?: never;
@@ -1922,7 +1922,7 @@ export interface operations {
       200: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content?: never;
@@ -1941,7 +1941,7 @@ export interface operations {
       200: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content?: never;
@@ -1960,7 +1960,7 @@ export interface operations {
       200: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content?: never;
@@ -1985,7 +1985,7 @@ export interface operations {
       200: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
-          'X-Request-Id'?: string;
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content?: never;
