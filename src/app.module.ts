@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
 import { ActuatorModule } from './actuator/actuator.module';
+import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
@@ -17,6 +18,7 @@ import { OutboxModule } from './outbox/outbox.module';
 import { ResilienceModule } from './resilience/resilience.module';
 import { StatementsModule } from './statements/statements.module';
 import { TransactionsModule } from './transactions/transactions.module';
+import { TreasuryModule } from './treasury/treasury.module';
 import { UsersModule } from './users/users.module';
 
 @Module({})
@@ -37,6 +39,8 @@ export class AppModule {
         UsersModule,
         AuthModule,
         TransactionsModule,
+        TreasuryModule,
+        AuditModule,
         InsightsModule,
         StatementsModule,
         ActuatorModule,

@@ -1,7 +1,10 @@
 import type { ClientBase } from 'pg';
 
 export interface InvariantScope {
-  /** Reference ids of the users to check; all users when absent. Transfers must stay inside the set. */
+  /**
+   * Reference ids of the users to check; all accounts (the treasury included) when absent.
+   * Transfers and reversals must stay inside the set; deposits and openings come from the treasury.
+   */
   userReferenceIds?: string[];
 }
 
@@ -10,6 +13,9 @@ interface Check {
   /** Returns one row per violation, with whatever explains it. */
   sql: string;
 }
+
+/** The treasury's accounts (users.kind TREASURY), the source of every unit of money. */
+const TREASURY = `(SELECT id FROM users WHERE kind = 'TREASURY')`;
 
 // $1 is the scope (uuid[]) or NULL for the whole database.
 const IN_SCOPE_USERS = `SELECT id FROM users WHERE $1::uuid[] IS NULL OR reference_id = ANY($1::uuid[])`;
@@ -25,7 +31,8 @@ const CHECKS: Check[] = [
   },
   {
     name: 'no negative balance',
-    sql: `SELECT upi_id, balance::text FROM users WHERE id IN (${IN_SCOPE_USERS}) AND balance < 0`,
+    // The treasury's balance is minus all money issued: it is the one account below zero.
+    sql: `SELECT upi_id, balance::text FROM users WHERE id IN (${IN_SCOPE_USERS}) AND balance < 0 AND kind <> 'TREASURY'`,
   },
   {
     name: 'every transfer has exactly one DEBIT of the sender and one CREDIT of the receiver, of its amount',
@@ -35,7 +42,7 @@ const CHECKS: Check[] = [
         count(*) FILTER (WHERE l.entry_type = 'CREDIT' AND l.user_id = t.receiver_id AND l.amount = t.amount) AS credits,
         count(l.id) AS entries
       FROM transactions t LEFT JOIN ledger_entries l ON l.transaction_id = t.id
-      WHERE t.sender_id IN (${IN_SCOPE_USERS}) OR t.receiver_id IN (${IN_SCOPE_USERS})
+      WHERE t.type <> 'DEPOSIT' AND (t.sender_id IN (${IN_SCOPE_USERS}) OR t.receiver_id IN (${IN_SCOPE_USERS}))
       GROUP BY t.id
       HAVING count(*) FILTER (WHERE l.entry_type = 'DEBIT' AND l.user_id = t.sender_id AND l.amount = t.amount) <> 1
           OR count(*) FILTER (WHERE l.entry_type = 'CREDIT' AND l.user_id = t.receiver_id AND l.amount = t.amount) <> 1
@@ -60,27 +67,47 @@ const CHECKS: Check[] = [
     name: 'entries without a transfer are opening credits',
     sql: `
       SELECT id, entry_type, balance_before::text FROM ledger_entries
-      WHERE user_id IN (${IN_SCOPE_USERS}) AND transaction_id IS NULL AND (entry_type <> 'CREDIT' OR balance_before <> 0)`,
+      WHERE user_id IN (${IN_SCOPE_USERS}) AND user_id NOT IN ${TREASURY} AND transaction_id IS NULL
+        AND (entry_type <> 'CREDIT' OR balance_before <> 0)`,
+  },
+  {
+    name: "every opening credit and deposit has the treasury's debits, of its amount",
+    sql: `
+      SELECT l.id, l.transaction_reference_id, l.amount::text, coalesce(sum(t.amount), 0)::text AS issued
+      FROM ledger_entries l
+      LEFT JOIN transactions x ON x.id = l.transaction_id
+      LEFT JOIN ledger_entries t ON t.transaction_reference_id = l.transaction_reference_id
+        AND t.user_id IN ${TREASURY} AND t.entry_type = 'DEBIT'
+      WHERE l.user_id IN (${IN_SCOPE_USERS}) AND l.user_id NOT IN ${TREASURY} AND l.entry_type = 'CREDIT'
+        AND (l.transaction_id IS NULL OR x.type = 'DEPOSIT')
+      GROUP BY l.id HAVING l.amount <> coalesce(sum(t.amount), 0)`,
   },
   {
     name: 'every transfer has exactly one outbox event, and every event a transfer',
     sql: `
       SELECT coalesce(t.reference_id::text, e.ref) AS reference_id, count(e.ref) AS events, count(t.id) AS transfers
       FROM (SELECT id, reference_id FROM transactions
-            WHERE sender_id IN (${IN_SCOPE_USERS}) OR receiver_id IN (${IN_SCOPE_USERS})) t
+            WHERE type <> 'DEPOSIT' AND (sender_id IN (${IN_SCOPE_USERS}) OR receiver_id IN (${IN_SCOPE_USERS}))) t
       FULL JOIN (SELECT payload::jsonb->>'transactionReferenceId' AS ref FROM outbox_events
                  WHERE $1::uuid[] IS NULL OR aggregate_key IN (SELECT upi_id FROM users WHERE id IN (${IN_SCOPE_USERS}))) e
         ON e.ref = t.reference_id::text
       GROUP BY 1 HAVING count(e.ref) <> 1 OR count(t.id) <> 1`,
   },
   {
+    // Opening balances and deposits are the money the treasury issued to these users.
     name: 'the sum of balances equals the sum of opening balances',
     sql: `
-      SELECT (SELECT sum(balance) FROM users WHERE id IN (${IN_SCOPE_USERS}))::text AS balances,
-             (SELECT coalesce(sum(amount), 0) FROM ledger_entries
-              WHERE transaction_id IS NULL AND user_id IN (${IN_SCOPE_USERS}))::text AS openings
-      WHERE (SELECT coalesce(sum(balance), 0) FROM users WHERE id IN (${IN_SCOPE_USERS}))
-         <> (SELECT coalesce(sum(amount), 0) FROM ledger_entries WHERE transaction_id IS NULL AND user_id IN (${IN_SCOPE_USERS}))`,
+      WITH sums AS (
+        SELECT (SELECT coalesce(sum(balance), 0) FROM users
+                WHERE id IN (${IN_SCOPE_USERS}) AND kind <> 'TREASURY') AS balances,
+               (SELECT coalesce(sum(l.amount), 0) FROM ledger_entries l LEFT JOIN transactions t ON t.id = l.transaction_id
+                WHERE l.user_id IN (${IN_SCOPE_USERS}) AND l.user_id NOT IN ${TREASURY} AND l.entry_type = 'CREDIT'
+                  AND (l.transaction_id IS NULL OR t.type = 'DEPOSIT')) AS openings)
+      SELECT balances::text, openings::text FROM sums WHERE balances <> openings`,
+  },
+  {
+    name: 'the sum of all balances, treasury included, is zero',
+    sql: `SELECT sum(balance)::text AS total FROM users WHERE $1::uuid[] IS NULL HAVING sum(balance) <> 0`,
   },
 ];
 

@@ -18,7 +18,7 @@ const PATH_PARAMETER_EXAMPLES: Record<string, string> = {
 };
 
 /** Statuses a stored idempotent outcome can be replayed with (the other answers are never stored). */
-const REPLAYABLE = (status: number) => status < 300 || status === 400 || status === 404 || status === 422;
+const REPLAYABLE = (status: number) => status < 300 || [400, 403, 404, 422].includes(status);
 
 type Json = Record<string, any>;
 

@@ -45,6 +45,10 @@ const DETAILS: Partial<Record<string, Omit<ProblemExample, 'slug' | 'title' | 's
   [ErrorCode.InsufficientBalance]: {
     detail: 'Available balance 50.0000 is less than the required amount 100.5000',
   },
+  [ErrorCode.ReversalExceedsRemaining]: {
+    detail: 'The reversal of 60.0000 exceeds the 40.2500 that remains reversible',
+  },
+  [ErrorCode.NotReversible]: { detail: 'Only a TRANSFER can be reversed; this transaction is a DEPOSIT' },
   [ErrorCode.IdempotencyKeyMissing]: { detail: 'The Idempotency-Key header is required' },
   [ErrorCode.IdempotencyKeyInvalid]: {
     detail: 'Idempotency-Key must be 1 to 255 characters of A-Z a-z 0-9 _ . : -',

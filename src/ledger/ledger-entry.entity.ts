@@ -14,7 +14,8 @@ export enum EntryType {
 @Entity({ name: 'ledger_entries' })
 @Check('ck_ledger_entries_amount_positive', '"amount" > 0')
 @Check('ck_ledger_entries_entry_type', `"entry_type" IN ('DEBIT', 'CREDIT')`)
-@Check('ck_ledger_entries_balance_after_non_negative', '"balance_after" >= 0')
+// The treasury (users 0 to -7) runs negative: its balance is minus all money issued.
+@Check('ck_ledger_entries_balance_after_non_negative', '"balance_after" >= 0 OR "user_id" <= 0')
 // Served by the ledger history query: (user, newest first).
 @Index('ix_ledger_entries_user_created', { synchronize: false })
 @Index('ix_ledger_entries_transaction', { synchronize: false })
@@ -58,4 +59,8 @@ export class LedgerEntry {
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
   createdAt: Date;
+
+  /** sha256 chained to the account's previous entry (ledger_entry_hash in the migrations). */
+  @Column({ type: 'char', length: 64, select: false })
+  hash: string;
 }

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager, type Repository } from 'typeorm';
-import { Money } from '../common/money/money';
 import { invalidRequest } from '../common/errors/api-error';
 import { type ListPage, type ListRequest, toCursorPage, toPage, withNextCursor } from '../common/paging/page';
 import type { User } from '../users/user.entity';
-import { EntryType, LedgerEntry } from './ledger-entry.entity';
+import { LedgerEntry } from './ledger-entry.entity';
 
 @Injectable()
 export class LedgerService {
@@ -16,19 +15,13 @@ export class LedgerService {
   }
 
   /**
-   * A registration's starting balance, as a CREDIT in the caller's transaction. It has
-   * no transfer behind it, so its transactionReferenceId is a reference of its own.
+   * A registration's starting balance, in the caller's transaction: a movement from the treasury
+   * (sql/record_opening_balance.sql), the user's CREDIT and the treasury's DEBIT under a reference
+   * of their own, since no transfer is behind them.
    */
   async recordOpeningBalance(manager: EntityManager, user: User): Promise<void> {
     if (user.balance.eq(0)) return;
-    await manager.getRepository(LedgerEntry).insert({
-      userId: user.id,
-      transactionReferenceId: randomUUID(),
-      entryType: EntryType.Credit,
-      amount: user.balance,
-      balanceBefore: new Money(0),
-      balanceAfter: user.balance,
-    });
+    await manager.query('SELECT record_opening_balance($1, $2)', [user.id, randomUUID()]);
   }
 
   /** Newest first, by offset or after a cursor; both served by ix_ledger_entries_user_created. */

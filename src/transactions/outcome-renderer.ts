@@ -11,7 +11,16 @@ const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
 
 /** Every code a money movement's SQL function (or idempotent_replay) can answer. */
 export type MovementOutcomeCode =
-  'completed' | 'self-transfer' | 'user-not-found' | 'insufficient-balance' | 'key-reused' | 'legacy';
+  | 'completed'
+  | 'self-transfer'
+  | 'user-not-found'
+  | 'insufficient-balance'
+  | 'transaction-not-found'
+  | 'not-transaction-receiver'
+  | 'not-reversible'
+  | 'reversal-exceeds-remaining'
+  | 'key-reused'
+  | 'legacy';
 
 /**
  * The one place a movement's outcome becomes HTTP: 201 with the transaction, or a problem. Only
@@ -42,6 +51,29 @@ export class OutcomeRenderer {
           outcome,
           ErrorCode.InsufficientBalance,
           `Available balance ${String(data.available)} is less than the required amount ${String(data.required)}`,
+          replayed,
+        );
+      case 'transaction-not-found':
+        return this.problem(
+          outcome,
+          ErrorCode.TransactionNotFound,
+          `No transaction with reference ID ${String(data.referenceId)}`,
+          replayed,
+        );
+      case 'not-transaction-receiver':
+        return this.problem(outcome, ErrorCode.Forbidden, 'Only the receiver of a transfer may reverse it', replayed);
+      case 'not-reversible':
+        return this.problem(
+          outcome,
+          ErrorCode.NotReversible,
+          `Only a TRANSFER can be reversed; this transaction is a ${String(data.type)}`,
+          replayed,
+        );
+      case 'reversal-exceeds-remaining':
+        return this.problem(
+          outcome,
+          ErrorCode.ReversalExceedsRemaining,
+          `The reversal of ${String(data.requested)} exceeds the ${String(data.remaining)} that remains reversible`,
           replayed,
         );
       case 'key-reused':

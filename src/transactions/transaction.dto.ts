@@ -1,5 +1,5 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { moneyJson } from '../common/money/money';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Money, moneyJson } from '../common/money/money';
 import type { Transaction } from './transaction.entity';
 
 /** The fields of a transaction as every answer writes them, the ids and amount as exact text. */
@@ -13,6 +13,10 @@ export interface TransactionFields {
   type: string;
   note: string | null;
   createdAt: string;
+  /** Only a REVERSAL has one. */
+  originalReferenceId?: string | null;
+  /** Only a TRANSFER with reversals has one above zero. */
+  reversedAmount?: string;
 }
 
 /** One Transaction body for reads, 201s and their replays: same fields, same order, same bytes. */
@@ -26,6 +30,17 @@ export class TransactionResponse {
   @ApiProperty({ enum: ['TRANSFER', 'DEPOSIT', 'REVERSAL'], example: 'TRANSFER' }) type: string;
   @ApiProperty({ type: 'string', example: 'dinner', nullable: true }) note: string | null;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description: 'REVERSAL only: the referenceId of the transfer it reverses',
+  })
+  originalReferenceId?: string;
+  @ApiPropertyOptional({
+    type: 'number',
+    example: 40.25,
+    description: 'TRANSFER only, once reversed in part or in full: the amount returned so far',
+  })
+  reversedAmount?: RawJson;
 
   static of(transaction: Transaction): TransactionResponse {
     return TransactionResponse.from({
@@ -38,11 +53,14 @@ export class TransactionResponse {
       type: transaction.type,
       note: transaction.note,
       createdAt: transaction.createdAt.toISOString(),
+      originalReferenceId: transaction.originalReferenceId,
+      reversedAmount: transaction.reversedAmount.toString(),
     });
   }
 
+  /** The reversal fields are added only where they mean something, so a plain transfer's body is the spec's. */
   static from(fields: TransactionFields): TransactionResponse {
-    return {
+    const response: TransactionResponse = {
       transactionId: JSON.rawJSON(fields.transactionId),
       referenceId: fields.referenceId,
       senderUpiId: fields.senderUpiId,
@@ -53,5 +71,10 @@ export class TransactionResponse {
       note: fields.note,
       createdAt: fields.createdAt,
     };
+    if (fields.originalReferenceId) response.originalReferenceId = fields.originalReferenceId;
+    if (fields.reversedAmount !== undefined && new Money(fields.reversedAmount).gt(0)) {
+      response.reversedAmount = moneyJson(fields.reversedAmount);
+    }
+    return response;
   }
 }

@@ -3,10 +3,14 @@ import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, 
 import { moneyColumn } from '../database/money.transformer';
 import { User } from '../users/user.entity';
 
-/** Written only by the money movement functions (sql/transfer_funds.sql); the ORM reads it. */
+/** Written only by the money movement functions (sql/*.sql); the ORM reads it. */
 @Entity({ name: 'transactions' })
 @Check('ck_transactions_amount_positive', '"amount" > 0')
 @Check('ck_transactions_not_self', '"sender_id" <> "receiver_id"')
+@Check('ck_transactions_reversed_amount', '"reversed_amount" >= 0 AND "reversed_amount" <= "amount"')
+@Check('ck_transactions_type', `"type" IN ('TRANSFER', 'DEPOSIT', 'REVERSAL')`)
+@Check('ck_transactions_status', `"status" IN ('COMPLETED', 'PARTIALLY_REVERSED', 'REVERSED')`)
+@Index('ix_transactions_original', { synchronize: false })
 // Served by the list query: (party, newest first).
 @Index('ix_transactions_sender_created', { synchronize: false })
 @Index('ix_transactions_receiver_created', { synchronize: false })
@@ -48,7 +52,8 @@ export class Transaction {
   @Column(moneyColumn())
   amount: Big;
 
-  @Column({ type: 'varchar', length: 16, default: 'COMPLETED' })
+  /** COMPLETED; a TRANSFER with reversals becomes PARTIALLY_REVERSED or REVERSED. */
+  @Column({ type: 'varchar', length: 20, default: 'COMPLETED' })
   status: string;
 
   @Column({ type: 'varchar', length: 16, default: 'TRANSFER' })
@@ -59,4 +64,19 @@ export class Transaction {
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
   createdAt: Date;
+
+  /** How much of a TRANSFER its reversals have returned so far. */
+  @Column(moneyColumn({ name: 'reversed_amount', default: 0 }))
+  reversedAmount: Big;
+
+  /** A REVERSAL's original transfer. */
+  @Column({ name: 'original_transaction_id', type: 'bigint', nullable: true })
+  originalTransactionId: string | null;
+
+  @ManyToOne(() => Transaction, { onDelete: 'RESTRICT' })
+  @JoinColumn({ name: 'original_transaction_id', foreignKeyConstraintName: 'fk_transactions_original' })
+  originalTransaction?: Transaction;
+
+  @Column({ name: 'original_reference_id', type: 'uuid', nullable: true })
+  originalReferenceId: string | null;
 }

@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { OutboxModule } from '../outbox/outbox.module';
 import { UsersModule } from '../users/users.module';
+import { ReversalService } from './reversal.service';
+import { ReversalsController } from './reversals.controller';
 import { TransactionsController } from './transactions.controller';
 import { TransactionsService } from './transactions.service';
 import { OutcomeRenderer } from './outcome-renderer';
@@ -13,9 +15,10 @@ import { TransferService } from './transfer.service';
 
 @Module({
   imports: [UsersModule, IdempotencyModule, OutboxModule],
-  controllers: [TransactionsController],
+  controllers: [TransactionsController, ReversalsController],
   providers: [
     TransferService,
+    ReversalService,
     TransactionsService,
     TransferRepository,
     TransferRateLimiter,
@@ -24,6 +27,6 @@ import { TransferService } from './transfer.service';
     OutcomeRenderer,
     ...transferMetricProviders,
   ],
-  exports: [TransactionsService, TransferRateLimiter],
+  exports: [TransactionsService, TransferRateLimiter, OutcomeRenderer],
 })
 export class TransactionsModule {}

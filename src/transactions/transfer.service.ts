@@ -4,7 +4,7 @@ import type { AuthenticatedUser } from '../access/authenticated-user';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { formatMoney } from '../common/money/money';
-import { PgErrorCode, pgErrorCode } from '../database/postgres-errors';
+import { PgErrorCode, pgErrorCode } from '../common/errors/postgres-errors';
 import { requestHash } from '../idempotency/idempotency-key';
 import { IdempotencyStore } from '../idempotency/idempotency.store';
 import type { AnswerContext, IdempotentAnswer, MovementResult } from '../idempotency/stored-outcome';

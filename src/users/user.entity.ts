@@ -2,8 +2,14 @@ import { Check, Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn,
 import { moneyColumn } from '../database/money.transformer';
 import type Big from 'big.js';
 
+export enum AccountKind {
+  User = 'USER',
+  Treasury = 'TREASURY',
+}
+
 @Entity({ name: 'users' })
-@Check('ck_users_balance_non_negative', '"balance" >= 0')
+@Check('ck_users_balance_non_negative', `"balance" >= 0 OR "kind" = 'TREASURY'`)
+@Check('ck_users_kind', `"kind" IN ('USER', 'TREASURY')`)
 // Case-insensitive uniqueness lives in the migration as an expression index on lower(upi_id).
 @Index('uq_users_upi_id_lower', { synchronize: false })
 export class User {
@@ -36,6 +42,13 @@ export class User {
   // Only login reads it (explicitly); no other query or response carries it.
   @Column({ name: 'pin_hash', type: 'varchar', length: 200, nullable: true, select: false })
   pinHash?: string | null;
+  /** USER, or TREASURY for the internal accounts money is issued from (never listed, never log in). */
+  @Column({ type: 'varchar', length: 16, default: AccountKind.User })
+  kind: AccountKind;
+
+  /** Hash of this account's newest ledger entry (the head of its chain); written by the movements. */
+  @Column({ name: 'last_entry_hash', type: 'char', length: 64, nullable: true, select: false })
+  lastEntryHash?: string | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
   createdAt: Date;

@@ -7,10 +7,10 @@ import { ApiError, ValidationError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { type ListRequest, type Page, type PageRequest, toPage } from '../common/paging/page';
 import { AppConfig } from '../config/app-config';
-import { PgErrorCode, pgErrorCode } from '../database/postgres-errors';
+import { PgErrorCode, pgErrorCode } from '../common/errors/postgres-errors';
 import { LedgerService } from '../ledger/ledger.service';
 import { UpiVerificationService } from './upi-verification.service';
-import { User } from './user.entity';
+import { AccountKind, User } from './user.entity';
 
 export const USER_SORT_KEYS = ['userId', 'name', 'upiId', 'balance', 'createdAt'] as const;
 export type UserSortKey = (typeof USER_SORT_KEYS)[number];
@@ -96,6 +96,7 @@ export class UsersService {
   async list(request: PageRequest<UserSortKey>): Promise<Page<User>> {
     const [content, total] = await this.users
       .createQueryBuilder('u')
+      .where('u.kind = :kind', { kind: AccountKind.User })
       .orderBy(SORT_COLUMNS[request.sortBy], 'ASC')
       .addOrderBy('u.id', 'ASC')
       .offset(request.page * request.size)
@@ -108,6 +109,7 @@ export class UsersService {
     return this.users
       .createQueryBuilder('u')
       .where('u.balance > :threshold', { threshold: threshold.toFixed(4) })
+      .andWhere('u.kind = :kind', { kind: AccountKind.User })
       .orderBy('u.id', 'ASC')
       .getMany();
   }

@@ -45,7 +45,18 @@ export async function withClient<T>(url: string, work: (client: Client) => Promi
 
 /** A throwaway database on the test server, migrated like production, dropped afterwards. */
 export async function withScratchDatabase(work: (url: string) => Promise<void>): Promise<void> {
+  const scratch = await createScratchDatabase();
+  try {
+    await work(scratch.url);
+  } finally {
+    await scratch.drop();
+  }
+}
+
+/** The same throwaway database for a whole test file (beforeAll / afterAll). */
+export async function createScratchDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `scratch_${process.pid}_${Date.now()}`;
+  const drop = () => withClient(testUrl(), (c) => c.query(`DROP DATABASE ${name} WITH (FORCE)`)).then(() => undefined);
   await withClient(testUrl(), (c) => c.query(`CREATE DATABASE ${name}`));
   try {
     const dataSource = createDataSource(urlOf(name), 2);
@@ -55,8 +66,9 @@ export async function withScratchDatabase(work: (url: string) => Promise<void>):
     } finally {
       await dataSource.destroy();
     }
-    await work(urlOf(name));
-  } finally {
-    await withClient(testUrl(), (c) => c.query(`DROP DATABASE ${name} WITH (FORCE)`));
+  } catch (error) {
+    await drop();
+    throw error;
   }
+  return { url: urlOf(name), drop };
 }

@@ -172,6 +172,66 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/transactions/{referenceId}/reversals': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Refund a transfer, in full or in part, by its receiver, exactly once per Idempotency-Key
+     * @description Moves money back from the original receiver to the original sender. Reversals of one transfer never add up to more than it (422 reversal-exceeds-remaining); only a TRANSFER can be reversed (422 not-reversible). The original then reads with status PARTIALLY_REVERSED or REVERSED and reversedAmount.
+     */
+    post: operations['ReversalsController_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/admin/deposits': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Fund a user from the treasury (admin), exactly once per Idempotency-Key
+     * @description Money enters the system only from the treasury: the user gets a CREDIT, the treasury a DEBIT, under a DEPOSIT transaction. The sum of all balances, treasury included, stays 0.
+     */
+    post: operations['DepositsController_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/admin/audit': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Verify the whole ledger (admin): hash chains, balances, zero-sum transactions, global sum 0
+     * @description The same check as `npm run audit`. Always 200: `ok` says whether everything holds, and each broken entry, account or transaction is named. Reads one consistent snapshot; writers are not blocked.
+     */
+    get: operations['AuditController_report'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/transactions/{id}/insights': {
     parameters: {
       query?: never;
@@ -371,6 +431,8 @@ export interface components {
         | 'https://errors.payments.local/invalid-upi-id'
         | 'https://errors.payments.local/self-transfer'
         | 'https://errors.payments.local/insufficient-balance'
+        | 'https://errors.payments.local/reversal-exceeds-remaining'
+        | 'https://errors.payments.local/not-reversible'
         | 'https://errors.payments.local/idempotency-key-missing'
         | 'https://errors.payments.local/idempotency-key-invalid'
         | 'https://errors.payments.local/idempotency-key-reused'
@@ -549,6 +611,39 @@ export interface components {
       note: string | null;
       /** Format: date-time */
       createdAt: string;
+      /**
+       * Format: uuid
+       * @description REVERSAL only: the referenceId of the transfer it reverses
+       */
+      originalReferenceId?: string;
+      /**
+       * @description TRANSFER only, once reversed in part or in full: the amount returned so far
+       * @example 40.25
+       */
+      reversedAmount?: number;
+    };
+    ReversalRequest: {
+      /**
+       * @description INR, up to 4 decimals (HALF_EVEN); defaults to what remains reversible
+       * @example 40.25
+       */
+      amount?: number;
+      /** @example refund: item returned */
+      note?: string;
+    };
+    DepositRequest: {
+      /**
+       * @description The user to credit
+       * @example alice@okbank
+       */
+      upiId: string;
+      /**
+       * @description INR, up to 4 decimals (HALF_EVEN)
+       * @example 5000
+       */
+      amount: number;
+      /** @example bank transfer 2026-11-22 */
+      note?: string;
     };
     SpendInsightResponse: {
       /** Format: uuid */
@@ -1316,6 +1411,8 @@ export interface operations {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
           'X-Request-Id': string;
+          /** @description Present, with the value true, only when this answer replays the stored one of an earlier request */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -1563,6 +1660,371 @@ export interface operations {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
           'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+    };
+  };
+  ReversalsController_create: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description Names this reversal: a retry with the same key and body replays the stored result. In Swagger UI, "Try it out" replaces fresh-key-per-try (or an empty key) with a new UUID on every Execute; type a key to replay.
+         * @example fresh-key-per-try
+         */
+        'Idempotency-Key': string;
+      };
+      path: {
+        /**
+         * @description The transfer's referenceId
+         * @example 0b6f8f0e-8f5e-4d4a-9a57-3f1c2d4e5a6b
+         */
+        referenceId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ReversalRequest'];
+      };
+    };
+    responses: {
+      /** @description A REVERSAL transaction with originalReferenceId; a replay carries Idempotent-Replayed: true */
+      201: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Where the created resource can be read */
+          Location: string;
+          /** @description Present, with the value true, only when this answer replays the stored one of an earlier request */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TransactionResponse'];
+        };
+      };
+      /** @description Invalid Request Content; Idempotency Key Missing; Idempotency Key Invalid; Idempotency Key Reused */
+      400: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Present, with the value true, only when this answer replays the stored one of an earlier request */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Unauthorized. Missing, expired, revoked or invalid bearer token */
+      401: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Forbidden Operation */
+      403: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Present, with the value true, only when this answer replays the stored one of an earlier request */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Transaction Not Found */
+      404: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Present, with the value true, only when this answer replays the stored one of an earlier request */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Idempotency Key In Flight */
+      409: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Validation Failed; Reversal Exceeds Remaining Amount; Transaction Not Reversible; Insufficient Balance */
+      422: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Present, with the value true, only when this answer replays the stored one of an earlier request */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Service Unavailable. Retry later; Retry-After says when, if known */
+      503: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying, when known */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+    };
+  };
+  DepositsController_create: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description Names this deposit: a retry with the same key and body replays the stored result. In Swagger UI, "Try it out" replaces fresh-key-per-try (or an empty key) with a new UUID on every Execute; type a key to replay.
+         * @example fresh-key-per-try
+         */
+        'Idempotency-Key': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['DepositRequest'];
+      };
+    };
+    responses: {
+      /** @description A DEPOSIT transaction from the treasury; a replay carries Idempotent-Replayed: true */
+      201: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Where the created resource can be read */
+          Location: string;
+          /** @description Present, with the value true, only when this answer replays the stored one of an earlier request */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TransactionResponse'];
+        };
+      };
+      /** @description Invalid Request Content; Idempotency Key Missing; Idempotency Key Invalid; Idempotency Key Reused */
+      400: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Present, with the value true, only when this answer replays the stored one of an earlier request */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Unauthorized. Missing, expired, revoked or invalid bearer token */
+      401: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Forbidden Operation */
+      403: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Present, with the value true, only when this answer replays the stored one of an earlier request */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description User Not Found */
+      404: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Present, with the value true, only when this answer replays the stored one of an earlier request */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Idempotency Key In Flight */
+      409: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Validation Failed */
+      422: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Present, with the value true, only when this answer replays the stored one of an earlier request */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Service Unavailable. Retry later; Retry-After says when, if known */
+      503: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying, when known */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+    };
+  };
+  AuditController_report: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The audit report */
+      200: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ok: boolean;
+            /** Format: date-time */
+            checkedAt: string;
+            accounts: number;
+            entries: number;
+            /** @description Sum of every balance, treasury included: 0 when money is intact */
+            globalSum: number;
+            brokenEntries: {
+              entryId?: number;
+              accountId?: number;
+              upiId?: string;
+              reasons?: string[];
+            }[];
+            brokenAccounts: {
+              accountId?: number;
+              upiId?: string;
+              reason?: string;
+              balance?: number;
+              ledgerBalance?: number;
+              headHash?: string | null;
+              newestEntryHash?: string | null;
+            }[];
+            unbalancedTransactions?: {
+              /** Format: uuid */
+              transactionReferenceId?: string;
+              sum?: number;
+              entries?: number;
+            }[];
+            counts?: {
+              brokenEntries?: number;
+              brokenAccounts?: number;
+              unbalancedTransactions?: number;
+            };
+          };
+        };
+      };
+      /** @description Unauthorized. Missing, expired, revoked or invalid bearer token */
+      401: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Forbidden Operation */
+      403: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Service Unavailable. Retry later; Retry-After says when, if known */
+      503: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying, when known */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {

@@ -8,7 +8,7 @@ import {
 } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '../../config/app-config';
-import { isDatabaseUnavailable } from '../../database/postgres-errors';
+import { isDatabaseUnavailable } from './postgres-errors';
 import { allowedMethods } from '../http/route-table';
 import { ApiError } from './api-error';
 import { ERROR_DESCRIPTORS, ErrorCode } from './error-code';

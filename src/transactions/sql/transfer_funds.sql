@@ -29,6 +29,8 @@ DECLARE
   v_first text := lower(p_sender_upi_id);
   v_second text := lower(p_receiver_upi_id);
   v_transaction_id bigint;
+  v_sender_hash char(64);
+  v_receiver_hash char(64);
   -- Millisecond precision, so the stored time and every JSON rendering of it agree.
   v_now timestamptz := date_trunc('milliseconds', now());
   v_at text := to_char(date_trunc('milliseconds', now()) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
@@ -92,19 +94,30 @@ BEGIN
       v_code := 'insufficient-balance';
       v_data := jsonb_build_object('available', v_sender.balance::text, 'required', p_amount::text);
     ELSE
-      UPDATE users SET balance = balance - p_amount, version = version + 1, updated_at = v_now
+      -- Stamp the movement once its accounts are locked: an account's entries then carry times in
+      -- the order they commit, which statements and balance history rely on.
+      v_now := date_trunc('milliseconds', clock_timestamp());
+      v_at := to_char(v_now AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
+      -- Each entry chains to its account's head hash, read from the row locked above: no extra lock.
+      v_sender_hash := ledger_entry_hash(v_sender.last_entry_hash, v_sender.id, p_reference_id, 'DEBIT',
+        p_amount, v_sender.balance, v_sender.balance - p_amount, v_now);
+      v_receiver_hash := ledger_entry_hash(v_receiver.last_entry_hash, v_receiver.id, p_reference_id, 'CREDIT',
+        p_amount, v_receiver.balance, v_receiver.balance + p_amount, v_now);
+      UPDATE users SET balance = balance - p_amount, version = version + 1, updated_at = v_now,
+        last_entry_hash = v_sender_hash
       WHERE id = v_sender.id;
-      UPDATE users SET balance = balance + p_amount, version = version + 1, updated_at = v_now
+      UPDATE users SET balance = balance + p_amount, version = version + 1, updated_at = v_now,
+        last_entry_hash = v_receiver_hash
       WHERE id = v_receiver.id;
 
       INSERT INTO transactions (reference_id, sender_id, receiver_id, sender_upi_id, receiver_upi_id, amount, note, created_at)
       VALUES (p_reference_id, v_sender.id, v_receiver.id, v_sender.upi_id, v_receiver.upi_id, p_amount, p_note, v_now)
       RETURNING id INTO v_transaction_id;
 
-      INSERT INTO ledger_entries (user_id, transaction_id, transaction_reference_id, entry_type, amount, balance_before, balance_after, created_at)
+      INSERT INTO ledger_entries (user_id, transaction_id, transaction_reference_id, entry_type, amount, balance_before, balance_after, created_at, hash)
       VALUES
-        (v_sender.id, v_transaction_id, p_reference_id, 'DEBIT', p_amount, v_sender.balance, v_sender.balance - p_amount, v_now),
-        (v_receiver.id, v_transaction_id, p_reference_id, 'CREDIT', p_amount, v_receiver.balance, v_receiver.balance + p_amount, v_now);
+        (v_sender.id, v_transaction_id, p_reference_id, 'DEBIT', p_amount, v_sender.balance, v_sender.balance - p_amount, v_now, v_sender_hash),
+        (v_receiver.id, v_transaction_id, p_reference_id, 'CREDIT', p_amount, v_receiver.balance, v_receiver.balance + p_amount, v_now, v_receiver_hash);
 
       -- The event is a contract of its own (CONTRACTS.md), not an HTTP body: written here, once.
       INSERT INTO outbox_events (event_id, event_type, aggregate_key, payload, created_at)

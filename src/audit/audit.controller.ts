@@ -1,0 +1,99 @@
+import { Controller, Get, Header } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Roles } from '../access/access.decorators';
+import { ROLE_ADMIN } from '../access/authenticated-user';
+import { ApiProblems } from '../docs/api-docs';
+import { AuditService } from './audit.service';
+import { auditReportJson } from './ledger-audit';
+
+@ApiTags('Admin')
+@ApiBearerAuth()
+@Controller('api/v1/admin/audit')
+export class AuditController {
+  constructor(private readonly audit: AuditService) {}
+
+  @Get()
+  @Roles(ROLE_ADMIN)
+  @ApiOperation({
+    summary: 'Verify the whole ledger (admin): hash chains, balances, zero-sum transactions, global sum 0',
+    description:
+      'The same check as `npm run audit`. Always 200: `ok` says whether everything holds, and each broken ' +
+      'entry, account or transaction is named. Reads one consistent snapshot; writers are not blocked.',
+  })
+  @ApiOkResponse({
+    description: 'The audit report',
+    schema: {
+      type: 'object',
+      required: ['ok', 'checkedAt', 'accounts', 'entries', 'globalSum', 'brokenEntries', 'brokenAccounts'],
+      properties: {
+        ok: { type: 'boolean' },
+        checkedAt: { type: 'string', format: 'date-time' },
+        accounts: { type: 'integer' },
+        entries: { type: 'integer' },
+        globalSum: { type: 'number', description: 'Sum of every balance, treasury included: 0 when money is intact' },
+        brokenEntries: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              entryId: { type: 'integer' },
+              accountId: { type: 'integer' },
+              upiId: { type: 'string' },
+              reasons: { type: 'array', items: { type: 'string' } },
+            },
+          },
+        },
+        brokenAccounts: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              accountId: { type: 'integer' },
+              upiId: { type: 'string' },
+              reason: { type: 'string' },
+              balance: { type: 'number' },
+              ledgerBalance: { type: 'number' },
+              headHash: { type: 'string', nullable: true },
+              newestEntryHash: { type: 'string', nullable: true },
+            },
+          },
+        },
+        unbalancedTransactions: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              transactionReferenceId: { type: 'string', format: 'uuid' },
+              sum: { type: 'number' },
+              entries: { type: 'integer' },
+            },
+          },
+        },
+        counts: {
+          type: 'object',
+          properties: {
+            brokenEntries: { type: 'integer' },
+            brokenAccounts: { type: 'integer' },
+            unbalancedTransactions: { type: 'integer' },
+          },
+        },
+      },
+      example: {
+        ok: true,
+        checkedAt: '2026-11-22T10:00:00.000Z',
+        accounts: 3,
+        entries: 6,
+        globalSum: 0.0,
+        brokenEntries: [],
+        brokenAccounts: [],
+        unbalancedTransactions: [],
+        counts: { brokenEntries: 0, brokenAccounts: 0, unbalancedTransactions: 0 },
+      },
+    },
+  })
+  @ApiProblems(401, 403, 503)
+  @Header('Content-Type', 'application/json; charset=utf-8')
+  async report(): Promise<string> {
+    return auditReportJson(await this.audit.run());
+  }
+}

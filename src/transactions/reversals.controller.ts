@@ -1,0 +1,89 @@
+import { Body, Controller, Param, Post, Req, UseInterceptors } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiBody,
+  ApiCreatedResponse,
+  ApiHeader,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { CurrentUser } from '../access/access.decorators';
+import type { AuthenticatedUser } from '../access/authenticated-user';
+import { UuidParamPipe } from '../common/http/params';
+import { ErrorCode } from '../common/errors/error-code';
+import { ApiProblems } from '../docs/api-docs';
+import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/idempotency-key';
+import { IdempotencyInterceptor, IdempotencyKey } from '../idempotency/idempotency.interceptor';
+import type { IdempotentAnswer } from '../idempotency/stored-outcome';
+import { ReversalRequest } from './reversal.dto';
+import { ReversalService } from './reversal.service';
+import { TransactionResponse } from './transaction.dto';
+
+@ApiTags('Transactions')
+@ApiBearerAuth()
+@Controller('api/v1/transactions')
+export class ReversalsController {
+  constructor(private readonly reversals: ReversalService) {}
+
+  @Post(':referenceId/reversals')
+  @ApiOperation({
+    summary: 'Refund a transfer, in full or in part, by its receiver, exactly once per Idempotency-Key',
+    description:
+      'Moves money back from the original receiver to the original sender. Reversals of one transfer never ' +
+      'add up to more than it (422 reversal-exceeds-remaining); only a TRANSFER can be reversed (422 ' +
+      'not-reversible). The original then reads with status PARTIALLY_REVERSED or REVERSED and reversedAmount.',
+  })
+  @ApiParam({ name: 'referenceId', format: 'uuid', description: "The transfer's referenceId" })
+  @ApiHeader({
+    name: IDEMPOTENCY_KEY_HEADER,
+    required: true,
+    description: 'Names this reversal: a retry with the same key and body replays the stored result',
+    schema: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 255,
+      pattern: '^[A-Za-z0-9_.:-]+$',
+      example: 'refund-2026-11-22-0001',
+    },
+  })
+  @ApiBody({
+    type: ReversalRequest,
+    examples: {
+      partial: { summary: 'Part of the amount', value: { amount: 40.25, note: 'refund: item returned' } },
+      full: { summary: 'All that remains', value: {} },
+    },
+  })
+  @ApiCreatedResponse({
+    type: TransactionResponse,
+    description: 'A REVERSAL transaction with originalReferenceId; a replay carries Idempotent-Replayed: true',
+  })
+  @ApiProblems(
+    ErrorCode.InvalidRequest,
+    ErrorCode.IdempotencyKeyMissing,
+    ErrorCode.IdempotencyKeyInvalid,
+    ErrorCode.IdempotencyKeyReused,
+    401,
+    403,
+    ErrorCode.TransactionNotFound,
+    ErrorCode.IdempotencyKeyInFlight,
+    415,
+    ErrorCode.ValidationFailed,
+    ErrorCode.ReversalExceedsRemaining,
+    ErrorCode.NotReversible,
+    ErrorCode.InsufficientBalance,
+    503,
+  )
+  @UseInterceptors(IdempotencyInterceptor)
+  create(
+    @Param('referenceId', UuidParamPipe) originalReferenceId: string,
+    @Body() request: ReversalRequest,
+    @IdempotencyKey() idempotencyKey: string,
+    @CurrentUser() caller: AuthenticatedUser,
+    @Req() http: FastifyRequest,
+  ): Promise<IdempotentAnswer> {
+    const context = { requestId: String(http.id), instance: http.url.split('?')[0] };
+    return this.reversals.reverse({ caller, originalReferenceId, request, idempotencyKey, context });
+  }
+}
