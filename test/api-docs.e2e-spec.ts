@@ -1,5 +1,13 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { generateSchemaSource } from '../clients/typescript/scripts/generate-schema';
+import { ERROR_DESCRIPTORS } from '../src/common/errors/error-code';
+import { documentedExamples, operationsOf, SchemaValidator } from './support/openapi-examples';
 import { startTestApp, type TestApp } from './support/test-app';
+
+const CLIENT_SCHEMA = join(__dirname, '..', 'clients', 'typescript', 'src', 'openapi.ts');
+const TITLES = ERROR_DESCRIPTORS as Record<string, { status: number; title: string }>;
 
 /** Every operation of the spec, with the error statuses it lists (plus those docs/decisions.md adds). */
 const SPEC_OPERATIONS: [method: string, path: string, errors: number[]][] = [
@@ -70,5 +78,129 @@ describe('OpenAPI document', () => {
     const response = await t.api.get('/swagger-ui');
     expect(response.status).toBe(200);
     expect(response.text).toContain('swagger-ui');
+  });
+
+  it('has examples that all validate against their schemas (formats and nullable included)', () => {
+    const validator = new SchemaValidator(document);
+    const examples = documentedExamples(document);
+    expect(examples.length).toBeGreaterThan(100);
+    const failures = examples.flatMap(({ where, schema, value }) =>
+      validator.errors(schema, value).map((error) => `${where}: ${error} (example ${JSON.stringify(value)})`),
+    );
+    expect(failures).toEqual([]);
+  });
+
+  it('shows JSON bodies, composed from the property examples as Swagger UI does, that validate', () => {
+    const validator = new SchemaValidator(document);
+    const failures: string[] = [];
+    let checked = 0;
+    for (const [where, operation] of operationsOf(document)) {
+      const bodies = [
+        ['request', operation.requestBody?.content?.['application/json']],
+        ...Object.entries(operation.responses).map(([status, response]: [string, any]) => [
+          status,
+          response.content?.['application/json'],
+        ]),
+      ] as [string, any][];
+      for (const [which, media] of bodies) {
+        if (!media?.schema || (media.schema.type === undefined && !media.schema.$ref && !media.schema.properties))
+          continue;
+        const sample = validator.sample(media.schema);
+        checked += 1;
+        for (const error of validator.errors(media.schema, sample)) {
+          failures.push(`${where} ${which}: ${error} (sample ${JSON.stringify(sample)})`);
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(12);
+    expect(failures).toEqual([]);
+  });
+
+  it('gives every error status its own problem examples, matching the status and the problem catalogue', () => {
+    const wrong: string[] = [];
+    let problems = 0;
+    for (const [where, operation] of operationsOf(document)) {
+      for (const [status, response] of Object.entries(operation.responses) as [string, any][]) {
+        const media = response.content?.['application/problem+json'];
+        if (!media) continue;
+        const examples = Object.values(media.examples ?? {}) as { value: any }[];
+        if (examples.length === 0) wrong.push(`${where} ${status}: no example`);
+        for (const { value } of examples) {
+          problems += 1;
+          const slug = String(value.type).split('/').pop()!;
+          const expected = TITLES[slug];
+          if (value.status !== Number(status) || expected?.status !== value.status || expected.title !== value.title)
+            wrong.push(`${where} ${status}: example ${value.type} ${value.status} ${value.title}`);
+          if (!String(value.instance).startsWith('/api/') && !String(value.instance).startsWith('/actuator'))
+            wrong.push(`${where} ${status}: instance ${value.instance}`);
+        }
+      }
+    }
+    expect(problems).toBeGreaterThan(50);
+    expect(wrong).toEqual([]);
+
+    const transfer = document.paths['/api/v1/transactions'].post.responses;
+    const slugs = (status: number) =>
+      Object.values(transfer[status].content['application/problem+json'].examples).map((e: any) =>
+        String(e.value.type).split('/').pop(),
+      );
+    expect(slugs(401)).toEqual(['unauthorized']);
+    expect(slugs(429)).toEqual(['rate-limit-exceeded']);
+    expect(slugs(422)).toEqual(expect.arrayContaining(['validation-failed', 'insufficient-balance']));
+    expect(slugs(409)).toEqual(['idempotency-key-in-flight']);
+    expect(transfer[401].description).not.toMatch(/balance/i);
+  });
+
+  it('documents X-Request-Id everywhere, Location on 201, Retry-After on 429 and Idempotent-Replayed on replays', () => {
+    const missing: string[] = [];
+    for (const [where, operation] of operationsOf(document)) {
+      const idempotent = (operation.parameters ?? []).some(
+        (p: any) => p.in === 'header' && p.name === 'Idempotency-Key',
+      );
+      for (const [status, response] of Object.entries(operation.responses) as [string, any][]) {
+        const headers = Object.keys(response.headers ?? {});
+        const needed = ['X-Request-Id'];
+        if (status === '201') needed.push('Location');
+        if (status === '429') needed.push('Retry-After');
+        if (idempotent && status.startsWith('2')) needed.push('Idempotent-Replayed');
+        for (const name of needed) if (!headers.includes(name)) missing.push(`${where} ${status} ${name}`);
+      }
+    }
+    expect(missing).toEqual([]);
+    const transfer = document.paths['/api/v1/transactions'].post;
+    expect(transfer.responses[429].headers['Retry-After']).toEqual(
+      expect.objectContaining({ required: true, schema: expect.objectContaining({ type: 'integer' }) }),
+    );
+    expect(transfer.responses[201].headers['Idempotent-Replayed'].schema.enum).toEqual(['true']);
+  });
+
+  it('types note as a nullable string, enumerates status, type and problem types, and exemplifies path parameters', () => {
+    const transaction = document.components.schemas.TransactionResponse.properties;
+    expect(transaction.note).toEqual(expect.objectContaining({ type: 'string', nullable: true }));
+    expect(transaction.status.enum).toEqual(expect.arrayContaining(['COMPLETED']));
+    expect(transaction.type.enum).toEqual(expect.arrayContaining(['TRANSFER']));
+    expect(document.components.schemas.ProblemDetail.properties.type.enum).toEqual(
+      expect.arrayContaining(Object.keys(TITLES).map((slug) => `https://errors.payments.local/${slug}`)),
+    );
+    const withoutExample = operationsOf(document).flatMap(([where, operation]) =>
+      (operation.parameters ?? [])
+        .filter((p: any) => p.in === 'path' && p.example === undefined && p.schema?.example === undefined)
+        .map((p: any) => `${where} ${p.name}`),
+    );
+    expect(withoutExample).toEqual([]);
+  });
+
+  it('lets Swagger UI send a fresh Idempotency-Key on every try', async () => {
+    const key = document.paths['/api/v1/transactions'].post.parameters.find((p: any) => p.name === 'Idempotency-Key');
+    expect(key.example).toBe('fresh-key-per-try');
+    const init = await t.api.get('/swagger-ui/swagger-ui-init.js');
+    expect(init.status).toBe(200);
+    expect(init.text).toMatch(/requestInterceptor.*function freshIdempotencyKeys/s);
+  });
+
+  it('matches the committed TypeScript client (clients/typescript), or UPDATE_CLIENT=1 rewrites it', async () => {
+    const generated = await generateSchemaSource(document, CLIENT_SCHEMA);
+    if (process.env.UPDATE_CLIENT === '1') writeFileSync(CLIENT_SCHEMA, generated);
+    expect(readFileSync(CLIENT_SCHEMA, 'utf8')).toBe(generated);
   });
 });

@@ -25,6 +25,59 @@ export class AuditController {
     schema: {
       type: 'object',
       required: ['ok', 'checkedAt', 'accounts', 'entries', 'globalSum', 'brokenEntries', 'brokenAccounts'],
+      properties: {
+        ok: { type: 'boolean' },
+        checkedAt: { type: 'string', format: 'date-time' },
+        accounts: { type: 'integer' },
+        entries: { type: 'integer' },
+        globalSum: { type: 'number', description: 'Sum of every balance, treasury included: 0 when money is intact' },
+        brokenEntries: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              entryId: { type: 'integer' },
+              accountId: { type: 'integer' },
+              upiId: { type: 'string' },
+              reasons: { type: 'array', items: { type: 'string' } },
+            },
+          },
+        },
+        brokenAccounts: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              accountId: { type: 'integer' },
+              upiId: { type: 'string' },
+              reason: { type: 'string' },
+              balance: { type: 'number' },
+              ledgerBalance: { type: 'number' },
+              headHash: { type: 'string', nullable: true },
+              newestEntryHash: { type: 'string', nullable: true },
+            },
+          },
+        },
+        unbalancedTransactions: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              transactionReferenceId: { type: 'string', format: 'uuid' },
+              sum: { type: 'number' },
+              entries: { type: 'integer' },
+            },
+          },
+        },
+        counts: {
+          type: 'object',
+          properties: {
+            brokenEntries: { type: 'integer' },
+            brokenAccounts: { type: 'integer' },
+            unbalancedTransactions: { type: 'integer' },
+          },
+        },
+      },
       example: {
         ok: true,
         checkedAt: '2026-11-22T10:00:00.000Z',

@@ -3,6 +3,7 @@ import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQu
 import type { FastifyRequest } from 'fastify';
 import { ApiProblems } from '../docs/api-docs';
 import { ValidationError } from '../common/errors/api-error';
+import { ErrorCode } from '../common/errors/error-code';
 import { CurrentUser, Public } from '../access/access.decorators';
 import type { AuthenticatedUser } from '../access/authenticated-user';
 import { LoginRequest, LoginResponse } from './login.dto';
@@ -24,7 +25,7 @@ export class AuthController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Exchange a registered UPI ID (and its PIN, when it has one) for a bearer token' })
   @ApiOkResponse({ type: LoginResponse })
-  @ApiProblems(400, 401, 422, 429)
+  @ApiProblems(400, 401, 422, ErrorCode.RateLimitExceeded, ErrorCode.LoginLocked)
   async login(@Body() body: LoginRequest, @Req() request: FastifyRequest): Promise<LoginResponse> {
     const user = await this.logins.login(body.upiId, body.pin, request.ip);
     return { ...this.tokens.issue(user), upiId: user.upiId, referenceId: user.referenceId };

@@ -25,8 +25,12 @@ export class LoginRequest {
 }
 
 export class LoginResponse {
-  @ApiProperty() accessToken: string;
-  @ApiProperty({ example: 'Bearer' }) tokenType: 'Bearer';
+  @ApiProperty({
+    description: 'A JWT: send it as Authorization: Bearer <accessToken>',
+    example: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZUBva2JhbmsifQ.c2lnbmF0dXJl',
+  })
+  accessToken: string;
+  @ApiProperty({ enum: ['Bearer'], example: 'Bearer' }) tokenType: 'Bearer';
   @ApiProperty({ example: 3600 }) expiresIn: number;
   @ApiProperty({ example: 'alice@okbank' }) upiId: string;
   @ApiProperty({ format: 'uuid' }) referenceId: string;

@@ -9,48 +9,67 @@ import {
   getSchemaPath,
   SwaggerModule,
 } from '@nestjs/swagger';
+import { AppConfig } from '../config/app-config';
+import { completeDocument } from './document-completion';
+import { DEFAULT_PROBLEMS, problemExample } from './problem-examples';
+import { freshIdempotencyKeys } from './swagger-ui-interceptor';
 
 /** RFC 9457 problem details, as every error of this API is written. */
 export class ProblemDetail {
-  @ApiProperty({ example: 'https://errors.payments.local/insufficient-balance' }) type: string;
-  @ApiProperty({ example: 'Insufficient Balance' }) title: string;
-  @ApiProperty({ example: 422 }) status: number;
-  @ApiProperty({ example: 'Available balance 50.0000 is less than the required amount 100.0000' }) detail: string;
+  @ApiProperty({
+    format: 'uri',
+    description: 'The error base URL (ERRORS_BASE_URL) followed by the problem slug',
+    example: 'https://errors.payments.local/validation-failed',
+  })
+  type: string;
+  @ApiProperty({ example: 'Validation Failed' }) title: string;
+  @ApiProperty({ type: 'integer', minimum: 400, maximum: 599, example: 422 }) status: number;
+  @ApiProperty({ example: 'Request validation failed' }) detail: string;
   @ApiProperty({ example: '/api/v1/transactions' }) instance: string;
-  @ApiProperty({ format: 'date-time' }) timestamp: string;
-  @ApiProperty({ format: 'uuid' }) requestId: string;
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:15:30.123Z' }) timestamp: string;
+  @ApiProperty({ format: 'uuid', example: '3f2b8c1e-5d4a-4e9b-9c1f-7a6e2d8b0c4d' }) requestId: string;
   @ApiPropertyOptional({
     description: 'Validation failures only: field name to message',
     type: 'object',
     additionalProperties: { type: 'string' },
-    example: { amount: 'amount must be at least 0.0100' },
+    example: { amount: 'amount must be at least 0.01' },
   })
   errors?: Record<string, string>;
 }
 
-const PROBLEM_DESCRIPTIONS: Record<number, string> = {
-  400: 'Malformed JSON, a parameter of the wrong type, a bad UUID, a missing or malformed Idempotency-Key, a key reused for another request, or a self-transfer',
-  401: 'Missing, expired or invalid bearer token, or a failed login',
-  403: 'The caller may not do this (forbidden-operation)',
-  404: 'User or transaction not found',
-  409: 'Duplicate UPI ID, or an Idempotency-Key still in flight',
-  413: 'Request body too large',
-  415: 'Request body is not application/json',
-  422: 'Validation failed (see errors), insufficient balance, UPI ID rejected by verification, or a reversal above what remains (reversal-exceeds-remaining) or of a non-transfer (not-reversible)',
-  429: 'Per-user rate limit exceeded; retry after the Retry-After header',
-  500: 'Unexpected failure (sanitized)',
-  503: 'A downstream circuit is open, a provider failed, or the feature is disabled',
+const STATUS_HINTS: Record<number, string> = {
+  401: 'Missing, expired, revoked or invalid bearer token',
+  429: 'Retry after the number of seconds in Retry-After',
+  503: 'Retry later; Retry-After says when, if known',
 };
 
-/** Documents each listed error status of an operation with the problem+json schema. */
-export function ApiProblems(...statuses: number[]): MethodDecorator & ClassDecorator {
+/**
+ * Documents the problems an operation answers with: a status (its usual problem) or an exact
+ * problem code. Each becomes an example under its status; the document fills in `type` and `instance`.
+ */
+export function ApiProblems(...problems: (number | string)[]): MethodDecorator & ClassDecorator {
+  const byStatus = new Map<number, string[]>();
+  for (const problem of problems) {
+    const codes = typeof problem === 'number' ? (DEFAULT_PROBLEMS[problem] ?? []) : [problem];
+    for (const code of codes) {
+      const { status } = problemExample(code);
+      byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+    }
+  }
   return applyDecorators(
     ApiExtraModels(ProblemDetail),
-    ...statuses.map((status) =>
+    ...[...byStatus].map(([status, codes]) =>
       ApiResponse({
         status,
-        description: PROBLEM_DESCRIPTIONS[status],
-        content: { 'application/problem+json': { schema: { $ref: getSchemaPath(ProblemDetail) } } },
+        description: [codes.map((code) => problemExample(code).title).join('; '), STATUS_HINTS[status]]
+          .filter(Boolean)
+          .join('. '),
+        content: {
+          'application/problem+json': {
+            schema: { $ref: getSchemaPath(ProblemDetail) },
+            examples: Object.fromEntries(codes.map((code) => [code, { value: problemExample(code) }])),
+          },
+        },
       }),
     ),
   );
@@ -87,15 +106,16 @@ export function setUpApiDocs(app: NestFastifyApplication, version: string): void
     .setTitle('Payment service')
     .setDescription(
       'Peer-to-peer INR transfers with exactly-once semantics. Log in with POST /api/v1/auth/login, then ' +
-        'press Authorize and paste the accessToken. Amounts are JSON numbers with up to 4 decimals.',
+        'press Authorize and paste the accessToken. Amounts are JSON numbers with up to 4 decimals. ' +
+        'Every error is an application/problem+json body; every answer carries X-Request-Id.',
     )
     .setVersion(version)
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
     .build();
-  const document = SwaggerModule.createDocument(app, config);
+  const document = completeDocument(SwaggerModule.createDocument(app, config), app.get(AppConfig).errorsBaseUrl);
   SwaggerModule.setup('swagger-ui', app, document, {
     jsonDocumentUrl: 'v3/api-docs',
     yamlDocumentUrl: 'v3/api-docs.yaml',
-    swaggerOptions: { persistAuthorization: true },
+    swaggerOptions: { persistAuthorization: true, requestInterceptor: freshIdempotencyKeys },
   });
 }

@@ -3,6 +3,7 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swa
 import { CurrentUser } from '../access/access.decorators';
 import type { AuthenticatedUser } from '../access/authenticated-user';
 import { UuidParamPipe } from '../common/http/params';
+import { ErrorCode } from '../common/errors/error-code';
 import { ApiProblems } from '../docs/api-docs';
 import { SpendInsightResponse } from './insight.dto';
 import { InsightsService } from './insights.service';
@@ -17,7 +18,7 @@ export class InsightsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Spend category and a budgeting tip for a transaction (sender or receiver only)' })
   @ApiOkResponse({ type: SpendInsightResponse })
-  @ApiProblems(400, 401, 403, 404, 503)
+  @ApiProblems(400, 401, 403, ErrorCode.TransactionNotFound, ErrorCode.FeatureDisabled, ErrorCode.ServiceUnavailable)
   insight(@Param('id', UuidParamPipe) id: string, @CurrentUser() caller: AuthenticatedUser) {
     return this.insights.insightFor(id, caller);
   }

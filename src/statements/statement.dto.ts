@@ -12,6 +12,7 @@ export class StatementEntryResponse {
   type: string;
   @ApiProperty({ enum: ['DEBIT', 'CREDIT'], example: 'DEBIT' }) entryType: string;
   @ApiProperty({
+    type: 'string',
     example: 'bob@okbank',
     nullable: true,
     description: 'The other party: the receiver of a DEBIT, the sender of a CREDIT; null for an opening balance',
@@ -19,7 +20,7 @@ export class StatementEntryResponse {
   counterpartyUpiId: string | null;
   @ApiProperty({ type: 'number', example: 120.5 }) amount: RawJson;
   @ApiProperty({ type: 'number', example: 379.5 }) balanceAfter: RawJson;
-  @ApiProperty({ example: 'dinner', nullable: true }) note: string | null;
+  @ApiProperty({ type: 'string', example: 'dinner', nullable: true }) note: string | null;
 }
 
 export class StatementResponse {

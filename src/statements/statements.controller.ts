@@ -16,6 +16,7 @@ import { requireOwner } from '../access/access-rules';
 import type { AuthenticatedUser } from '../access/authenticated-user';
 import { UuidParamPipe } from '../common/http/params';
 import { formatMoney } from '../common/money/money';
+import { ErrorCode } from '../common/errors/error-code';
 import { ApiProblems } from '../docs/api-docs';
 import { UsersService } from '../users/users.service';
 import { prefersCsv } from './accept';
@@ -73,7 +74,7 @@ export class StatementsController {
       },
     },
   })
-  @ApiProblems(400, 401, 403, 404, 422, 503)
+  @ApiProblems(400, 401, 403, ErrorCode.UserNotFound, 422, 503)
   async statement(
     @Param('id', UuidParamPipe) id: string,
     @Query() query: Record<string, unknown>,
@@ -114,7 +115,7 @@ export class StatementsController {
     schema: { type: 'string', enum: [...BALANCE_INTERVALS], default: 'day', example: 'day' },
   })
   @ApiOkResponse({ type: [BalancePointResponse] })
-  @ApiProblems(400, 401, 403, 404, 422, 503)
+  @ApiProblems(400, 401, 403, ErrorCode.UserNotFound, 422, 503)
   async balanceHistory(
     @Param('id', UuidParamPipe) id: string,
     @Query() query: Record<string, unknown>,

@@ -12,6 +12,7 @@ import type { FastifyRequest } from 'fastify';
 import { CurrentUser } from '../access/access.decorators';
 import type { AuthenticatedUser } from '../access/authenticated-user';
 import { UuidParamPipe } from '../common/http/params';
+import { ErrorCode } from '../common/errors/error-code';
 import { ApiProblems } from '../docs/api-docs';
 import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/idempotency-key';
 import { IdempotencyInterceptor, IdempotencyKey } from '../idempotency/idempotency.interceptor';
@@ -58,7 +59,22 @@ export class ReversalsController {
     type: TransactionResponse,
     description: 'A REVERSAL transaction with originalReferenceId; a replay carries Idempotent-Replayed: true',
   })
-  @ApiProblems(400, 401, 403, 404, 409, 415, 422, 503)
+  @ApiProblems(
+    ErrorCode.InvalidRequest,
+    ErrorCode.IdempotencyKeyMissing,
+    ErrorCode.IdempotencyKeyInvalid,
+    ErrorCode.IdempotencyKeyReused,
+    401,
+    403,
+    ErrorCode.TransactionNotFound,
+    ErrorCode.IdempotencyKeyInFlight,
+    415,
+    ErrorCode.ValidationFailed,
+    ErrorCode.ReversalExceedsRemaining,
+    ErrorCode.NotReversible,
+    ErrorCode.InsufficientBalance,
+    503,
+  )
   @UseInterceptors(IdempotencyInterceptor)
   create(
     @Param('referenceId', UuidParamPipe) originalReferenceId: string,

@@ -26,9 +26,9 @@ export class TransactionResponse {
   @ApiProperty({ example: 'alice@okbank' }) senderUpiId: string;
   @ApiProperty({ example: 'bob@okbank' }) receiverUpiId: string;
   @ApiProperty({ type: 'number', example: 100.5 }) amount: RawJson;
-  @ApiProperty({ example: 'COMPLETED' }) status: string;
-  @ApiProperty({ example: 'TRANSFER' }) type: string;
-  @ApiProperty({ example: 'dinner', nullable: true }) note: string | null;
+  @ApiProperty({ enum: ['COMPLETED', 'PARTIALLY_REVERSED', 'REVERSED'], example: 'COMPLETED' }) status: string;
+  @ApiProperty({ enum: ['TRANSFER', 'DEPOSIT', 'REVERSAL'], example: 'TRANSFER' }) type: string;
+  @ApiProperty({ type: 'string', example: 'dinner', nullable: true }) note: string | null;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiPropertyOptional({
     format: 'uuid',

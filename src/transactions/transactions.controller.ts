@@ -9,6 +9,7 @@ import {
   ApiQuery,
   ApiTags,
 } from '@nestjs/swagger';
+import { ErrorCode } from '../common/errors/error-code';
 import { ApiProblems } from '../docs/api-docs';
 import type { FastifyRequest } from 'fastify';
 import { CurrentUser } from '../access/access.decorators';
@@ -45,7 +46,6 @@ export class TransactionsController {
       minLength: 1,
       maxLength: 255,
       pattern: '^[A-Za-z0-9_.:-]+$',
-      example: 'order-2026-11-22-0001',
     },
   })
   @ApiBody({ type: TransferRequest })
@@ -53,7 +53,22 @@ export class TransactionsController {
     type: TransactionResponse,
     description: 'Completed; a replay carries Idempotent-Replayed: true',
   })
-  @ApiProblems(400, 401, 403, 404, 409, 415, 422, 429, 503)
+  @ApiProblems(
+    ErrorCode.InvalidRequest,
+    ErrorCode.SelfTransfer,
+    ErrorCode.IdempotencyKeyMissing,
+    ErrorCode.IdempotencyKeyInvalid,
+    ErrorCode.IdempotencyKeyReused,
+    401,
+    403,
+    ErrorCode.UserNotFound,
+    ErrorCode.IdempotencyKeyInFlight,
+    415,
+    ErrorCode.ValidationFailed,
+    ErrorCode.InsufficientBalance,
+    429,
+    503,
+  )
   // Order of answers: 401 (global guard), 403, 429, then 400 for the key, then 400/422 for the body.
   @UseGuards(SenderIsCallerGuard, TransferRateLimitGuard)
   @UseInterceptors(IdempotencyInterceptor)
@@ -86,7 +101,7 @@ export class TransactionsController {
   @Get(':id')
   @ApiOperation({ summary: 'One transaction, readable by its sender and receiver' })
   @ApiOkResponse({ type: TransactionResponse })
-  @ApiProblems(400, 401, 403, 404)
+  @ApiProblems(400, 401, 403, ErrorCode.TransactionNotFound)
   async get(
     @Param('id', UuidParamPipe) id: string,
     @CurrentUser() caller: AuthenticatedUser,

@@ -3,6 +3,7 @@ import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiHeader, ApiOperation, Ap
 import type { FastifyRequest } from 'fastify';
 import { CurrentUser, Roles } from '../access/access.decorators';
 import { type AuthenticatedUser, ROLE_ADMIN } from '../access/authenticated-user';
+import { ErrorCode } from '../common/errors/error-code';
 import { ApiProblems } from '../docs/api-docs';
 import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/idempotency-key';
 import { IdempotencyInterceptor, IdempotencyKey } from '../idempotency/idempotency.interceptor';
@@ -42,7 +43,19 @@ export class DepositsController {
     type: TransactionResponse,
     description: 'A DEPOSIT transaction from the treasury; a replay carries Idempotent-Replayed: true',
   })
-  @ApiProblems(400, 401, 403, 404, 409, 415, 422, 503)
+  @ApiProblems(
+    ErrorCode.InvalidRequest,
+    ErrorCode.IdempotencyKeyMissing,
+    ErrorCode.IdempotencyKeyInvalid,
+    ErrorCode.IdempotencyKeyReused,
+    401,
+    403,
+    ErrorCode.UserNotFound,
+    ErrorCode.IdempotencyKeyInFlight,
+    415,
+    ErrorCode.ValidationFailed,
+    503,
+  )
   @UseInterceptors(IdempotencyInterceptor)
   create(
     @Body() request: DepositRequest,

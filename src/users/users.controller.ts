@@ -8,6 +8,7 @@ import {
   ApiQuery,
   ApiTags,
 } from '@nestjs/swagger';
+import { ErrorCode } from '../common/errors/error-code';
 import { ApiPageResponse, ApiProblems } from '../docs/api-docs';
 import type { FastifyReply } from 'fastify';
 import { CurrentUser, Public, Roles } from '../access/access.decorators';
@@ -32,7 +33,7 @@ export class UsersController {
   @Post()
   @ApiOperation({ summary: 'Register a user with an opening balance' })
   @ApiCreatedResponse({ type: UserResponse, description: 'Registered; Location names the new user' })
-  @ApiProblems(400, 409, 415, 422, 503)
+  @ApiProblems(400, ErrorCode.DuplicateUpiId, 415, ErrorCode.ValidationFailed, ErrorCode.InvalidUpiId, 503)
   async register(@Body() body: RegisterUserRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const user = await this.users.register(body);
     void reply.status(201).header('Location', `/api/v1/users/${user.referenceId}`);
@@ -76,7 +77,7 @@ export class UsersController {
   @ApiBearerAuth()
   @ApiOperation({ summary: "The caller's own account, looked up by UPI ID" })
   @ApiOkResponse({ type: UserAccountResponse })
-  @ApiProblems(401, 403, 404, 422)
+  @ApiProblems(401, 403, ErrorCode.UserNotFound, 422)
   async byUpiId(@Param('upiId') upiId: string, @CurrentUser() caller: AuthenticatedUser) {
     if (!UPI_ID_PATTERN.test(upiId) || upiId.length > 100) throw new ValidationError({ upiId: UPI_ID_MESSAGE });
     const user = await this.users.findByUpiId(upiId);
@@ -87,7 +88,7 @@ export class UsersController {
   @ApiBearerAuth()
   @ApiOperation({ summary: "The caller's own profile" })
   @ApiOkResponse({ type: UserResponse })
-  @ApiProblems(400, 401, 403, 404)
+  @ApiProblems(400, 401, 403, ErrorCode.UserNotFound)
   async byReferenceId(@Param('id', UuidParamPipe) id: string, @CurrentUser() caller: AuthenticatedUser) {
     const user = await this.users.findByReferenceId(id);
     return UserResponse.of(requireOwner(caller, user, `No user with reference ID ${id}`));
@@ -98,7 +99,7 @@ export class UsersController {
   @ApiOperation({ summary: "The caller's ledger entries, newest first, by page or by cursor" })
   @ApiListQueries()
   @ApiListPageResponse(LedgerEntryResponse)
-  @ApiProblems(400, 401, 403, 404, 422)
+  @ApiProblems(400, 401, 403, ErrorCode.UserNotFound, 422)
   async ledger(
     @Param('id', UuidParamPipe) id: string,
     @Query() query: Record<string, unknown>,
