@@ -1,6 +1,6 @@
--- The key rules of every movement other than the transfer (which inlines them on its hot path):
--- claim the key, or answer what a finished request with it answered. A twin still in flight holds
--- the key uncommitted: wait for it at most 2 s (then 55P03, answered 409), replay once it commits.
+-- The key rules of every money movement: claim the key, or answer what a finished request with it
+-- answered. A twin still in flight holds the key uncommitted: wait for it at most 2 s (then 55P03,
+-- answered 409), replay once it commits.
 -- Returns the claimed row id, or NULL and the outcome to replay (code key-reused when the request
 -- differs).
 CREATE OR REPLACE FUNCTION idempotency_claim(

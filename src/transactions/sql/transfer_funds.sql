@@ -21,7 +21,7 @@ CREATE OR REPLACE FUNCTION transfer_funds(
 LANGUAGE plpgsql AS $$
 DECLARE
   v_key_id bigint;
-  v_stored idempotency_keys%ROWTYPE;
+  v_claim record;
   v_locked_first users%ROWTYPE;
   v_locked_second users%ROWTYPE;
   v_sender users%ROWTYPE;
@@ -38,34 +38,13 @@ DECLARE
   v_data jsonb := '{}';
   v_outcome jsonb;
 BEGIN
-  -- Claim the key. A twin request still in flight holds it uncommitted: wait for it at most
-  -- 2 s (then 55P03, answered 409), and replay its outcome once it commits.
-  PERFORM set_config('lock_timeout', '2s', true);
-  INSERT INTO idempotency_keys (owner_upi_id, idempotency_key, request_hash, status)
-  VALUES (p_owner, p_idempotency_key, p_request_hash, 'PROCESSING')
-  ON CONFLICT (owner_upi_id, idempotency_key) DO NOTHING
-  RETURNING id INTO v_key_id;
-  PERFORM set_config('lock_timeout', '0', true);
-
-  IF v_key_id IS NULL THEN
-    SELECT * INTO v_stored FROM idempotency_keys
-    WHERE owner_upi_id = p_owner AND idempotency_key = p_idempotency_key;
-    IF v_stored.status IN ('INITIATED', 'PROCESSING') THEN
-      -- A committed claim without an outcome (this function never commits one; an older node or
-      -- a repair might). Past the 2-minute lease a retry takes it over.
-      UPDATE idempotency_keys
-      SET request_hash = p_request_hash, status = 'PROCESSING', updated_at = v_now
-      WHERE id = v_stored.id AND updated_at < v_now - interval '2 minutes'
-      RETURNING id INTO v_key_id;
-      IF v_key_id IS NULL THEN
-        RAISE EXCEPTION 'idempotency key % is in flight', p_idempotency_key USING ERRCODE = '55P03';
-      END IF;
-    ELSE
-      v_outcome := idempotent_replay(v_stored, p_request_hash);
-      RETURN QUERY SELECT v_outcome, v_outcome->>'code' <> 'key-reused';
-      RETURN;
-    END IF;
+  -- The key rules (idempotency_claim.sql): claim it, or answer what a finished twin answered.
+  SELECT * INTO v_claim FROM idempotency_claim(p_owner, p_idempotency_key, p_request_hash, v_now);
+  IF v_claim.key_id IS NULL THEN
+    RETURN QUERY SELECT v_claim.replay, v_claim.replay->>'code' <> 'key-reused';
+    RETURN;
   END IF;
+  v_key_id := v_claim.key_id;
 
   IF v_first = v_second THEN
     v_code := 'self-transfer';
