@@ -5,6 +5,7 @@ import { CreateTransactionInsights1764000300000 } from './1764000300000-create-t
 import { PinLoginAndRevocation1764000400000 } from './1764000400000-pin-login-and-revocation';
 import { SqlFunctionsAsOutcomes1764000500000 } from './1764000500000-sql-functions-as-outcomes';
 import { KeysetPagingIndexes1764000600000 } from './1764000600000-keyset-paging-indexes';
+import { TransferRateLimits1764001000000 } from './1764001000000-transfer-rate-limits';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   PinLoginAndRevocation1764000400000,
   SqlFunctionsAsOutcomes1764000500000,
   KeysetPagingIndexes1764000600000,
+  TransferRateLimits1764001000000,
 ];
