@@ -6,6 +6,7 @@ import { PinLoginAndRevocation1764000400000 } from './1764000400000-pin-login-an
 import { SqlFunctionsAsOutcomes1764000500000 } from './1764000500000-sql-functions-as-outcomes';
 import { KeysetPagingIndexes1764000600000 } from './1764000600000-keyset-paging-indexes';
 import { TreasuryReversalsHashChain1764000700000 } from './1764000700000-treasury-reversals-hash-chain';
+import { TransferRateLimits1764001000000 } from './1764001000000-transfer-rate-limits';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   SqlFunctionsAsOutcomes1764000500000,
   KeysetPagingIndexes1764000600000,
   TreasuryReversalsHashChain1764000700000,
+  TransferRateLimits1764001000000,
 ];

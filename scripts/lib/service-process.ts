@@ -37,7 +37,14 @@ export class ServiceProcess {
     const port = env.PORT ? Number(env.PORT) : await findFreePort();
     const child = spawn(process.execPath, [MAIN], {
       cwd: REPO_ROOT,
-      env: { ...process.env, NODE_OPTIONS: '', LOG_LEVEL: 'warn', ...env, PORT: String(port) },
+      env: {
+        ...process.env,
+        // The caller's NODE_OPTIONS are for itself; SERVICE_NODE_OPTIONS (e.g. --cpu-prof) are for the service.
+        NODE_OPTIONS: process.env.SERVICE_NODE_OPTIONS ?? '',
+        LOG_LEVEL: 'warn',
+        ...env,
+        PORT: String(port),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const service = new ServiceProcess(child, `http://127.0.0.1:${port}`);

@@ -1,3 +1,4 @@
+import { createSecretKey } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
@@ -29,7 +30,11 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
     config: AppConfig,
     private readonly revocations: RevocationService,
   ) {
-    super({ jwtFromRequest: bearerToken, secretOrKey: config.jwtSecret, algorithms: ['HS256'] });
+    // A KeyObject, made once: given the secret as a string, jsonwebtoken first tries (and fails)
+    // to parse it as a public key on every request, which the CPU profile showed on the hot path.
+    // passport-jwt hands it to jsonwebtoken untouched; its typings only name string | Buffer.
+    const secretOrKey = createSecretKey(Buffer.from(config.jwtSecret)) as unknown as Buffer;
+    super({ jwtFromRequest: bearerToken, secretOrKey, algorithms: ['HS256'] });
   }
 
   async validate(claims: Partial<TokenClaims>): Promise<AuthenticatedUser> {

@@ -15,6 +15,8 @@ export class AppConfig {
   readonly jwtExpirationMs: number;
   readonly adminUpiIds: ReadonlySet<string>;
   readonly rateLimitPerSecond: number;
+  /** Where the per-user transfer counters live: this process, or PostgreSQL (shared by every instance). */
+  readonly rateLimitStore: 'memory' | 'postgres';
   readonly idempotencyTtlHours: number;
   readonly kafkaBrokers: string[];
   readonly kafkaTopic: string;
@@ -81,6 +83,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
         .filter((id) => id.length > 0),
     ),
     rateLimitPerSecond: reader.integer('RATE_LIMIT_PER_SECOND', 10, 1, 1_000_000),
+    rateLimitStore: reader.oneOf('RATE_LIMIT_STORE', 'memory', ['memory', 'postgres']) as 'memory' | 'postgres',
     idempotencyTtlHours: reader.integer('IDEMPOTENCY_TTL_HOURS', 24, 1, 24 * 365),
     kafkaBrokers: reader
       .string('KAFKA_BROKERS', '')
