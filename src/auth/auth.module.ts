@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
-import { PassportModule } from '@nestjs/passport';
+import { AuthModuleOptions } from '@nestjs/passport';
 import { AppConfig } from '../config/app-config';
 import { UsersModule } from '../users/users.module';
 import { AuthController } from './auth.controller';
@@ -17,7 +17,6 @@ import { TokenService } from './token.service';
 
 @Module({
   imports: [
-    PassportModule.register({ session: false }),
     JwtModule.registerAsync({
       global: true,
       inject: [AppConfig],
@@ -38,6 +37,14 @@ import { TokenService } from './token.service';
     RevocationService,
     AuthPurgeJob,
     JwtStrategy,
+    {
+      provide: AuthModuleOptions,
+      inject: [JwtStrategy],
+      useFactory: (strategy: JwtStrategy): AuthModuleOptions => ({
+        session: false,
+        defaultStrategy: strategy.strategyName,
+      }),
+    },
     ...loginMetricProviders,
     { provide: APP_GUARD, useClass: JwtAuthGuard },
   ],

@@ -1,19 +1,22 @@
 import { type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { AuthGuard } from '@nestjs/passport';
+import { AuthGuard, AuthModuleOptions } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
 import { forbidden, unauthorized } from '../common/errors/api-error';
 import { IS_PUBLIC, REQUIRED_ROLES } from '../access/access.decorators';
 import type { AuthenticatedUser } from '../access/authenticated-user';
-import { JWT_STRATEGY } from './jwt.strategy';
 
 type AuthRequest = FastifyRequest & { user?: AuthenticatedUser };
 
 /** The one guard (APP_GUARD): a valid bearer token on every non-public route, then the route's roles. */
 @Injectable()
-export class JwtAuthGuard extends AuthGuard(JWT_STRATEGY) {
-  constructor(private readonly reflector: Reflector) {
-    super();
+export class JwtAuthGuard extends AuthGuard() {
+  // The options name this app's own strategy (JwtStrategy.strategyName), see AuthModule.
+  constructor(
+    private readonly reflector: Reflector,
+    options: AuthModuleOptions,
+  ) {
+    super(options);
   }
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {

@@ -1,7 +1,8 @@
 import { createSecretKey } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
+import passport from 'passport';
 import { Strategy } from 'passport-jwt';
 import type { AuthenticatedUser } from '../access/authenticated-user';
 import { unauthorized } from '../common/errors/api-error';
@@ -12,6 +13,8 @@ import type { TokenClaims } from './token.service';
 const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/;
 
 export const JWT_STRATEGY = 'jwt';
+
+let strategiesMade = 0;
 
 /** Only a well-formed "Bearer <header.payload.signature>" is read; anything else counts as no token. */
 export function bearerToken(request: FastifyRequest): string | null {
@@ -25,7 +28,14 @@ export function bearerToken(request: FastifyRequest): string | null {
  * and on the token not being revoked.
  */
 @Injectable()
-export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
+export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) implements OnModuleDestroy {
+  /**
+   * passport keeps strategies in one registry per process. Each app registers its own strategy
+   * under a name of its own, so no app ever authenticates through another app's strategy (tests
+   * run several instances in one process; a closed one must not serve the others).
+   */
+  declare readonly strategyName: string;
+
   constructor(
     config: AppConfig,
     private readonly revocations: RevocationService,
@@ -35,6 +45,18 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
     // passport-jwt hands it to jsonwebtoken untouched; its typings only name string | Buffer.
     const secretOrKey = createSecretKey(Buffer.from(config.jwtSecret)) as unknown as Buffer;
     super({ jwtFromRequest: bearerToken, secretOrKey, algorithms: ['HS256'] });
+  }
+
+  // Called by the mixin's constructor to register this strategy.
+  getPassportInstance(): passport.PassportStatic {
+    const name = `${JWT_STRATEGY}-${++strategiesMade}`;
+    Object.defineProperty(this, 'strategyName', { value: name });
+    const register = (_name: string, strategy: passport.Strategy) => passport.use(name, strategy);
+    return { use: register } as unknown as passport.PassportStatic;
+  }
+
+  onModuleDestroy(): void {
+    passport.unuse(this.strategyName);
   }
 
   async validate(claims: Partial<TokenClaims>): Promise<AuthenticatedUser> {
