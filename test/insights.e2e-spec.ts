@@ -1,6 +1,6 @@
-import type { Client } from 'pg';
+import { Client } from 'pg';
 import { TransferEventsController } from '../src/insights/transfer-events.controller';
-import { connectTestDatabase } from './support/db';
+import { createScratchDatabase } from './support/db';
 import { FakeAiModel } from './support/fake-ai-model';
 import { expectProblem } from './support/problem';
 import { startTestApp, type TestApp } from './support/test-app';
@@ -11,11 +11,16 @@ const AI_TIMEOUT_MS = 400;
 describe('POST /api/v1/transactions/{id}/insights', () => {
   let model: FakeAiModel;
   let db: Client;
+  let scratch: Awaited<ReturnType<typeof createScratchDatabase>>;
   const apps: TestApp[] = [];
 
+  // A database of its own: in light mode any instance's relay may take an unpublished event, and an
+  // app of another test file (no model configured) would then be the one to see these transfers.
   beforeAll(async () => {
     model = await new FakeAiModel().start();
-    db = await connectTestDatabase();
+    scratch = await createScratchDatabase();
+    db = new Client({ connectionString: scratch.url });
+    await db.connect();
   });
   beforeEach(() => {
     model.mode = 'answer';
@@ -27,11 +32,13 @@ describe('POST /api/v1/transactions/{id}/insights', () => {
   });
   afterAll(async () => {
     await db.end();
+    await scratch.drop();
     await model.stop();
   });
 
   async function appWith(env: Record<string, string> = {}): Promise<TestApp> {
     const app = await startTestApp({
+      DATABASE_URL: scratch.url,
       AI_BASE_URL: `${model.url}/v1`,
       AI_API_KEY: 'sk-test-key',
       AI_MODEL: 'test-model',
