@@ -5,9 +5,9 @@ import type { AuthenticatedUser } from '../access/authenticated-user';
 import { formatMoney } from '../common/money/money';
 import { PG_POOL } from '../database/pg-pool';
 import { requestHash } from '../idempotency/idempotency-key';
-import type { AnswerContext, IdempotentAnswer, MovementResult, StoredOutcome } from '../idempotency/stored-outcome';
+import type { AnswerContext, IdempotentAnswer } from '../idempotency/stored-outcome';
 import { OutboxRelay } from '../outbox/outbox-relay.service';
-import { translateMovementError } from './movement-errors';
+import { callMovement } from './movement-call';
 import { OutcomeRenderer } from './outcome-renderer';
 import type { ReversalRequest } from './reversal.dto';
 
@@ -39,17 +39,17 @@ export class ReversalService {
     const note = request.note ?? null;
     const owner = caller.upiId.toLowerCase();
     const hash = requestHash({ reversalOf: originalReferenceId.toLowerCase(), amount, note });
-    let result: MovementResult;
-    try {
-      const { rows } = await this.pool.query<{ result: StoredOutcome; replayed: boolean }>({
-        name: 'reverse_transfer',
-        text: 'SELECT result, replayed FROM reverse_transfer($1, $2, $3, $4, $5, $6, $7, $8, $9)',
-        values: [owner, idempotencyKey, hash, originalReferenceId, amount, note, randomUUID(), randomUUID(), context],
-      });
-      result = { outcome: rows[0].result, replayed: rows[0].replayed };
-    } catch (error) {
-      throw translateMovementError(error);
-    }
+    const result = await callMovement(this.pool, 'reverse_transfer', [
+      owner,
+      idempotencyKey,
+      hash,
+      originalReferenceId,
+      amount,
+      note,
+      randomUUID(),
+      randomUUID(),
+      context,
+    ]);
     if (result.outcome.code === 'completed' && !result.replayed) this.outbox.nudge();
     return this.renderer.render(result);
   }

@@ -10,7 +10,6 @@ import { OutcomeRenderer } from './outcome-renderer';
 import { transferMetricProviders } from './transfer-metrics';
 import { SenderIsCallerGuard, TransferRateLimitGuard } from './transfer.guards';
 import { TransferRateLimiter } from './transfer-rate-limiter';
-import { TransferRepository } from './transfer.repository';
 import { TransferService } from './transfer.service';
 
 @Module({
@@ -20,7 +19,6 @@ import { TransferService } from './transfer.service';
     TransferService,
     ReversalService,
     TransactionsService,
-    TransferRepository,
     TransferRateLimiter,
     SenderIsCallerGuard,
     TransferRateLimitGuard,

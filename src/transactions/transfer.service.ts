@@ -1,17 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import type { Pool } from 'pg';
 import type { AuthenticatedUser } from '../access/authenticated-user';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { formatMoney } from '../common/money/money';
-import { PgErrorCode, pgErrorCode } from '../common/errors/postgres-errors';
+import { PG_POOL } from '../database/pg-pool';
 import { requestHash } from '../idempotency/idempotency-key';
 import { IdempotencyStore } from '../idempotency/idempotency.store';
 import type { AnswerContext, IdempotentAnswer, MovementResult } from '../idempotency/stored-outcome';
 import { OutboxRelay } from '../outbox/outbox-relay.service';
 import { UpiVerificationService } from '../users/upi-verification.service';
 import { OutcomeRenderer } from './outcome-renderer';
-import { type TransferCall, TransferRepository } from './transfer.repository';
+import { callMovement } from './movement-call';
 import type { TransferRequest } from './transfer.dto';
 
 export interface TransferCommand {
@@ -28,7 +29,7 @@ export interface TransferCommand {
 @Injectable()
 export class TransferService {
   constructor(
-    private readonly repository: TransferRepository,
+    @Inject(PG_POOL) private readonly pool: Pool,
     private readonly idempotency: IdempotencyStore,
     private readonly upiVerification: UpiVerificationService,
     private readonly renderer: OutcomeRenderer,
@@ -48,18 +49,18 @@ export class TransferService {
     });
     const result =
       (await this.verifyReceiver(request.receiverUpiId, owner, idempotencyKey, hash)) ??
-      (await this.execute({
+      (await callMovement(this.pool, 'transfer_funds', [
         owner,
         idempotencyKey,
-        requestHash: hash,
-        senderUpiId: request.senderUpiId,
-        receiverUpiId: request.receiverUpiId,
+        hash,
+        request.senderUpiId,
+        request.receiverUpiId,
         amount,
         note,
-        referenceId: randomUUID(),
-        eventId: randomUUID(),
+        randomUUID(),
+        randomUUID(),
         context,
-      }));
+      ]));
     if (result.outcome.code === 'completed' && !result.replayed) this.outbox.nudge();
     return this.renderer.render(result);
   }
@@ -83,30 +84,6 @@ export class TransferService {
       const stored = await this.idempotency.findFinished(owner, key, hash);
       if (!stored) throw error;
       return stored;
-    }
-  }
-
-  private async execute(call: TransferCall): Promise<MovementResult> {
-    try {
-      return await this.repository.execute(call);
-    } catch (error) {
-      const code = pgErrorCode(error);
-      if (code === PgErrorCode.LockNotAvailable) {
-        throw new ApiError(
-          ErrorCode.IdempotencyKeyInFlight,
-          'A request with this Idempotency-Key is still being processed; retry shortly',
-        );
-      }
-      if (code === PgErrorCode.NumericValueOutOfRange) {
-        throw new ApiError(
-          ErrorCode.ValidationFailed,
-          'The receiver balance would exceed the largest supported amount',
-          {
-            errors: { amount: 'would overflow the receiver balance' },
-          },
-        );
-      }
-      throw error;
     }
   }
 }

@@ -1,0 +1,43 @@
+import { ApiError } from '../common/errors/api-error';
+import { ErrorCode } from '../common/errors/error-code';
+import { PgErrorCode, pgErrorCode } from '../common/errors/postgres-errors';
+import type { Pool } from 'pg';
+import type { MovementResult, StoredOutcome } from '../idempotency/stored-outcome';
+
+/**
+ * Calls a money movement's SQL function (src/<module>/sql/<fn>.sql) as one prepared statement, one
+ * round trip, and reads its outcome. The transfer, reversals and deposits all go through here.
+ */
+export async function callMovement(pool: Pool, fn: string, values: unknown[]): Promise<MovementResult> {
+  const placeholders = values.map((_, index) => `$${index + 1}`).join(', ');
+  try {
+    const { rows } = await pool.query<{ result: StoredOutcome; replayed: boolean }>({
+      name: fn,
+      text: `SELECT result, replayed FROM ${fn}(${placeholders})`,
+      values,
+    });
+    return { outcome: rows[0].result, replayed: rows[0].replayed };
+  } catch (error) {
+    throw translateMovementError(error);
+  }
+}
+
+/**
+ * What a movement's database failure means to the client: a twin request still holding the key
+ * is 409 (retry shortly), a balance beyond numeric(19,4) is 422. Anything else stays unexpected.
+ */
+function translateMovementError(error: unknown): unknown {
+  const code = pgErrorCode(error);
+  if (code === PgErrorCode.LockNotAvailable) {
+    return new ApiError(
+      ErrorCode.IdempotencyKeyInFlight,
+      'A request with this Idempotency-Key is still being processed; retry shortly',
+    );
+  }
+  if (code === PgErrorCode.NumericValueOutOfRange) {
+    return new ApiError(ErrorCode.ValidationFailed, 'A balance would exceed the largest supported amount', {
+      errors: { amount: 'would overflow a balance' },
+    });
+  }
+  return error;
+}
