@@ -36,7 +36,6 @@ DECLARE
   v_at text := to_char(date_trunc('milliseconds', now()) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
   v_code text;
   v_data jsonb := '{}';
-  v_outcome jsonb;
 BEGIN
   -- The key rules (idempotency_claim.sql): claim it, or answer what a finished twin answered.
   SELECT * INTO v_claim FROM idempotency_claim(p_owner, p_idempotency_key, p_request_hash, v_now);
@@ -114,14 +113,9 @@ BEGIN
     END IF;
   END IF;
 
-  v_outcome := jsonb_build_object('code', v_code, 'data', v_data, 'at', v_at) || coalesce(p_context, '{}');
-  -- response_status is the operators' one-glance summary of the row; the renderer decides HTTP.
-  UPDATE idempotency_keys
-  SET status = CASE WHEN v_code = 'completed' THEN 'SUCCESS' ELSE 'FAILED' END,
-      response_status = CASE v_code WHEN 'completed' THEN 201 WHEN 'self-transfer' THEN 400
-                                    WHEN 'user-not-found' THEN 404 ELSE 422 END,
-      outcome = v_outcome, updated_at = v_now
-  WHERE id = v_key_id;
-  RETURN QUERY SELECT v_outcome, false;
+  RETURN QUERY SELECT idempotency_finish(v_key_id,
+    jsonb_build_object('code', v_code, 'data', v_data, 'at', v_at) || coalesce(p_context, '{}'),
+    CASE v_code WHEN 'completed' THEN 201 WHEN 'self-transfer' THEN 400 WHEN 'user-not-found' THEN 404 ELSE 422 END),
+    false;
 END
 $$;
