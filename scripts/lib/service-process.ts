@@ -3,10 +3,20 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { SHIPPED_NODE_OPTIONS } from '../../src/boot/heap-settings';
 import { findRepoRoot } from '../../src/common/repo-root';
 
 export const REPO_ROOT = findRepoRoot(__dirname);
 const MAIN = join(REPO_ROOT, 'dist', 'src', 'main.js');
+
+/**
+ * The service's NODE_OPTIONS: the heap settings it ships with, so that the benchmark measures what
+ * production runs, then SERVICE_NODE_OPTIONS (e.g. --cpu-prof), which come later and so win where
+ * they repeat a flag. The caller's own NODE_OPTIONS are for itself.
+ */
+export function serviceNodeOptions(extra = process.env.SERVICE_NODE_OPTIONS): string {
+  return [SHIPPED_NODE_OPTIONS, extra?.trim()].filter(Boolean).join(' ');
+}
 
 export async function findFreePort(): Promise<number> {
   const server = createServer();
@@ -25,6 +35,8 @@ export class ServiceProcess {
   private constructor(
     readonly child: ChildProcess,
     readonly baseUrl: string,
+    /** What the service was started with, for reports. */
+    readonly nodeOptions: string,
   ) {
     const keep = (chunk: Buffer) => {
       this.output = (this.output + chunk.toString()).slice(-20_000);
@@ -35,19 +47,13 @@ export class ServiceProcess {
 
   static async start(env: Record<string, string>, startTimeoutMs = 60_000): Promise<ServiceProcess> {
     const port = env.PORT ? Number(env.PORT) : await findFreePort();
+    const nodeOptions = serviceNodeOptions();
     const child = spawn(process.execPath, [MAIN], {
       cwd: REPO_ROOT,
-      env: {
-        ...process.env,
-        // The caller's NODE_OPTIONS are for itself; SERVICE_NODE_OPTIONS (e.g. --cpu-prof) are for the service.
-        NODE_OPTIONS: process.env.SERVICE_NODE_OPTIONS ?? '',
-        LOG_LEVEL: 'warn',
-        ...env,
-        PORT: String(port),
-      },
+      env: { ...process.env, NODE_OPTIONS: nodeOptions, LOG_LEVEL: 'warn', ...env, PORT: String(port) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const service = new ServiceProcess(child, `http://127.0.0.1:${port}`);
+    const service = new ServiceProcess(child, `http://127.0.0.1:${port}`, nodeOptions);
     await service.waitUntilServing(startTimeoutMs);
     return service;
   }
