@@ -7,6 +7,7 @@ import { SqlFunctionsAsOutcomes1764000500000 } from './1764000500000-sql-functio
 import { KeysetPagingIndexes1764000600000 } from './1764000600000-keyset-paging-indexes';
 import { TreasuryReversalsHashChain1764000700000 } from './1764000700000-treasury-reversals-hash-chain';
 import { TransferRateLimits1764001000000 } from './1764001000000-transfer-rate-limits';
+import { LeanMoneyMovements1764001100000 } from './1764001100000-lean-money-movements';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   KeysetPagingIndexes1764000600000,
   TreasuryReversalsHashChain1764000700000,
   TransferRateLimits1764001000000,
+  LeanMoneyMovements1764001100000,
 ];

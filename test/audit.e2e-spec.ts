@@ -17,6 +17,8 @@ interface CliResult {
     brokenEntries: { entryId: number; reasons: string[] }[];
     brokenAccounts: { upiId: string; reason: string }[];
     unbalancedTransactions: { transactionReferenceId: string }[];
+    orphans: { kind: string; id: number; missing: string; missingId: number }[];
+    counts: Record<string, number>;
   };
 }
 
@@ -132,7 +134,8 @@ describe('the ledger audit', () => {
       brokenEntries: [],
       brokenAccounts: [],
       unbalancedTransactions: [],
-      counts: { brokenEntries: 0, brokenAccounts: 0, unbalancedTransactions: 0 },
+      orphans: [],
+      counts: { brokenEntries: 0, brokenAccounts: 0, unbalancedTransactions: 0, orphans: 0 },
     });
     expect(response.text).toContain('"globalSum":0.0000');
     // Two openings (the admin's is zero), 4 transfers, 1 deposit, 1 reversal: 2 entries each.
@@ -264,4 +267,48 @@ describe('the ledger audit', () => {
     }
     expect((await audit(url)).report.ok).toBe(true);
   });
+
+  it('catches orphans: entries whose transaction is gone, a transaction whose receiver is gone', async () => {
+    // No foreign key guards these since migration 1764001100000; the audit must see what one would refuse.
+    const [, , entry] = await entriesOf(bob);
+    const transaction = (await db.query('SELECT * FROM transactions WHERE id = $1', [entry.transaction_id])).rows[0];
+    const ghost = '999999999';
+    await tampering('DELETE FROM transactions WHERE id = $1', [transaction.id]);
+    await tampering('UPDATE transactions SET receiver_id = $1 WHERE id = (SELECT max(id) FROM transactions)', [ghost]);
+    const orphaned = (await db.query('SELECT id FROM transactions WHERE receiver_id = $1', [ghost])).rows[0];
+    try {
+      const cli = await audit(url, true);
+      expect(cli.code).toBe(1);
+      expect(cli.report.ok).toBe(false);
+      expect(cli.report.orphans).toEqual(
+        expect.arrayContaining([
+          { kind: 'ledger-entry', id: Number(entry.id), missing: 'transaction', missingId: Number(transaction.id) },
+          { kind: 'transaction', id: Number(orphaned.id), missing: 'receiver', missingId: Number(ghost) },
+        ]),
+      );
+      const response = await t.api.get('/api/v1/admin/audit', admin.token);
+      expect(response.body.ok).toBe(false);
+      expect(response.body.counts.orphans).toBe(cli.report.orphans.length);
+      // Both entries of the deleted transaction are named, and nothing else is wrong.
+      expect(cli.report.orphans.filter((o) => o.missing === 'transaction')).toHaveLength(2);
+      expect([cli.report.brokenEntries, cli.report.brokenAccounts, cli.report.unbalancedTransactions]).toEqual([
+        [],
+        [],
+        [],
+      ]);
+    } finally {
+      const columns = Object.keys(transaction);
+      await tampering(
+        `INSERT INTO transactions (${columns.join(', ')}) OVERRIDING SYSTEM VALUE
+         VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})`,
+        columns.map((c) => transaction[c]),
+      );
+      await tampering(
+        `UPDATE transactions t SET receiver_id = u.id FROM users u
+         WHERE t.id = $1 AND lower(u.upi_id) = lower(t.receiver_upi_id)`,
+        [orphaned.id],
+      );
+    }
+    expect((await audit(url)).report.ok).toBe(true);
+  }, 300_000);
 });

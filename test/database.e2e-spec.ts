@@ -48,6 +48,64 @@ describe('database rules', () => {
     );
   });
 
+  describe('users and transactions are kept (their foreign keys were dropped for speed)', () => {
+    /** Runs `attempt` against a transaction of `userId` made for it; nothing outlives the test. */
+    async function withTransaction(attempt: (transactionId: string) => Promise<void>): Promise<void> {
+      await db.query('BEGIN');
+      try {
+        const transaction = await db.query(
+          `INSERT INTO transactions (reference_id, sender_id, receiver_id, sender_upi_id, receiver_upi_id, amount)
+           VALUES (gen_random_uuid(), $1, 0, 'a', 'b', 1) RETURNING id`,
+          [userId],
+        );
+        await attempt(transaction.rows[0].id);
+      } finally {
+        await db.query('ROLLBACK');
+      }
+    }
+
+    it.each([
+      ['delete a user', 'DELETE FROM users WHERE id = $1', 'user'],
+      ['change a user id', 'UPDATE users SET id = DEFAULT WHERE id = $1', 'user'],
+      ['delete a transaction', 'DELETE FROM transactions WHERE id = $1', 'transaction'],
+      ['change a transaction id', 'UPDATE transactions SET id = DEFAULT WHERE id = $1', 'transaction'],
+    ])('refuses to %s', async (_what, sql, target) => {
+      await withTransaction(async (transactionId) => {
+        await db.query('SAVEPOINT attempt');
+        const id = target === 'user' ? userId : transactionId;
+        await expect(db.query(sql, [id])).rejects.toMatchObject({ code: '23001' });
+        await db.query('ROLLBACK TO SAVEPOINT attempt');
+        expect((await db.query('SELECT 1 FROM users WHERE id = $1', [userId])).rowCount).toBe(1);
+        expect((await db.query('SELECT 1 FROM transactions WHERE id = $1', [transactionId])).rowCount).toBe(1);
+      });
+    });
+
+    it.each(['users', 'transactions'])('refuses to truncate %s', async (table) => {
+      // On a scratch database: if the rule were missing, the shared test data must not be the one lost.
+      await withScratchDatabase((url) =>
+        withClient(url, async (c) => {
+          await expect(c.query(`TRUNCATE ${table} CASCADE`)).rejects.toThrow(/TRUNCATE is not allowed on/);
+        }),
+      );
+    });
+
+    it('refuses a ledger entry, written without its hash, for an account or a transaction that does not exist', async () => {
+      await expect(
+        db.query(
+          `INSERT INTO ledger_entries (user_id, transaction_reference_id, entry_type, amount, balance_before, balance_after)
+           VALUES (999999999, gen_random_uuid(), 'CREDIT', 1, 0, 1)`,
+        ),
+      ).rejects.toMatchObject({ code: '23503' });
+      await expect(
+        db.query(
+          `INSERT INTO ledger_entries (user_id, transaction_id, transaction_reference_id, entry_type, amount, balance_before, balance_after)
+           VALUES ($1, 999999999, gen_random_uuid(), 'CREDIT', 1, 10, 11)`,
+          [userId],
+        ),
+      ).rejects.toMatchObject({ code: '23503' });
+    });
+  });
+
   it('refuses a negative balance', async () => {
     await expect(db.query('UPDATE users SET balance = -0.0001 WHERE id = $1', [userId])).rejects.toThrow(
       /ck_users_balance_non_negative/,

@@ -15,7 +15,8 @@ export class AuditController {
   @Get()
   @Roles(ROLE_ADMIN)
   @ApiOperation({
-    summary: 'Verify the whole ledger (admin): hash chains, balances, zero-sum transactions, global sum 0',
+    summary:
+      'Verify the whole ledger (admin): hash chains, balances, zero-sum transactions, no orphan rows, global sum 0',
     description:
       'The same check as `npm run audit`. Always 200: `ok` says whether everything holds, and each broken ' +
       'entry, account or transaction is named. Reads one consistent snapshot; writers are not blocked.',
@@ -38,7 +39,7 @@ export class AuditController {
             properties: {
               entryId: { type: 'integer' },
               accountId: { type: 'integer' },
-              upiId: { type: 'string' },
+              upiId: { type: 'string', nullable: true },
               reasons: { type: 'array', items: { type: 'string' } },
             },
           },
@@ -69,12 +70,26 @@ export class AuditController {
             },
           },
         },
+        orphans: {
+          type: 'array',
+          description: 'Ledger entries and transactions naming an account or transaction that does not exist',
+          items: {
+            type: 'object',
+            properties: {
+              kind: { type: 'string', enum: ['ledger-entry', 'transaction'] },
+              id: { type: 'integer' },
+              missing: { type: 'string', enum: ['account', 'transaction', 'sender', 'receiver'] },
+              missingId: { type: 'integer' },
+            },
+          },
+        },
         counts: {
           type: 'object',
           properties: {
             brokenEntries: { type: 'integer' },
             brokenAccounts: { type: 'integer' },
             unbalancedTransactions: { type: 'integer' },
+            orphans: { type: 'integer' },
           },
         },
       },
@@ -87,7 +102,8 @@ export class AuditController {
         brokenEntries: [],
         brokenAccounts: [],
         unbalancedTransactions: [],
-        counts: { brokenEntries: 0, brokenAccounts: 0, unbalancedTransactions: 0 },
+        orphans: [],
+        counts: { brokenEntries: 0, brokenAccounts: 0, unbalancedTransactions: 0, orphans: 0 },
       },
     },
   })

@@ -7,7 +7,8 @@ const LISTED = 1000;
 export interface BrokenEntry {
   entryId: string;
   accountId: string;
-  upiId: string;
+  /** Null when the account itself is missing (listed in orphans too). */
+  upiId: string | null;
   reasons: string[];
 }
 
@@ -29,6 +30,14 @@ export interface UnbalancedTransaction {
   entries: number;
 }
 
+/** A row whose referenced row is missing (no foreign key stands guard: the movements write only rows they hold). */
+export interface Orphan {
+  kind: 'ledger-entry' | 'transaction';
+  id: string;
+  missing: 'account' | 'transaction' | 'sender' | 'receiver';
+  missingId: string;
+}
+
 export interface AuditReport {
   ok: boolean;
   checkedAt: string;
@@ -39,7 +48,8 @@ export interface AuditReport {
   brokenEntries: BrokenEntry[];
   brokenAccounts: BrokenAccount[];
   unbalancedTransactions: UnbalancedTransaction[];
-  counts: { brokenEntries: number; brokenAccounts: number; unbalancedTransactions: number };
+  orphans: Orphan[];
+  counts: { brokenEntries: number; brokenAccounts: number; unbalancedTransactions: number; orphans: number };
 }
 
 const SIGNED = `CASE l.entry_type WHEN 'CREDIT' THEN l.amount ELSE -l.amount END`;
@@ -61,7 +71,7 @@ const BROKEN_ENTRIES = `
                         l.balance_before, l.balance_after, l.created_at) AS expected_hash
     FROM ledger_entries l
     WINDOW w AS (PARTITION BY l.user_id ORDER BY l.id)
-  ) c JOIN users u ON u.id = c.user_id
+  ) c LEFT JOIN users u ON u.id = c.user_id
   WHERE c.hash IS DISTINCT FROM c.expected_hash OR c.balance_before <> c.previous_after
      OR c.balance_after <> c.balance_before + c.signed
   ORDER BY c.id`;
@@ -90,6 +100,24 @@ const UNBALANCED_TRANSACTIONS = `
   HAVING sum(${SIGNED}) <> 0 OR count(*) < 2
   ORDER BY 1`;
 
+// What the dropped foreign keys used to refuse (see migrations/1764001100000-lean-money-movements.ts):
+// rows naming an account or a transaction that does not exist. Deletes of either are refused by triggers.
+const ORPHANS = `
+  SELECT kind, id::text AS id, missing, missing_id::text AS "missingId" FROM (
+    SELECT 'ledger-entry' AS kind, l.id, 'account' AS missing, l.user_id AS missing_id FROM ledger_entries l
+    WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.id = l.user_id)
+    UNION ALL
+    SELECT 'ledger-entry', l.id, 'transaction', l.transaction_id FROM ledger_entries l
+    WHERE l.transaction_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM transactions t WHERE t.id = l.transaction_id)
+    UNION ALL
+    SELECT 'transaction', t.id, 'sender', t.sender_id FROM transactions t
+    WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.id = t.sender_id)
+    UNION ALL
+    SELECT 'transaction', t.id, 'receiver', t.receiver_id FROM transactions t
+    WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.id = t.receiver_id)
+  ) o
+  ORDER BY kind, o.id, missing`;
+
 const TOTALS = `
   SELECT (SELECT count(*) FROM users)::int AS accounts, (SELECT count(*) FROM ledger_entries)::int AS entries,
          (SELECT coalesce(sum(balance), 0) FROM users)::numeric(19,4)::text AS "globalSum"`;
@@ -97,7 +125,8 @@ const TOTALS = `
 /**
  * Checks the whole ledger in one consistent snapshot: every account's hash chain and running
  * balance, every account's balance against its entries, every transaction's entries summing to
- * zero, and the sum of all balances (treasury included) being zero. Read-only; takes no locks
+ * zero, every entry's and transaction's accounts (and an entry's transaction) existing, and the sum
+ * of all balances (treasury included) being zero. Read-only; takes no locks
  * that writers wait for.
  */
 export async function auditLedger(db: ClientBase): Promise<AuditReport> {
@@ -106,10 +135,11 @@ export async function auditLedger(db: ClientBase): Promise<AuditReport> {
     const entries = await findings<BrokenEntry>(db, BROKEN_ENTRIES);
     const accounts = await findings<BrokenAccount>(db, BROKEN_ACCOUNTS);
     const transactions = await findings<UnbalancedTransaction>(db, UNBALANCED_TRANSACTIONS);
+    const orphans = await findings<Orphan>(db, ORPHANS);
     const totals = (await db.query<{ accounts: number; entries: number; globalSum: string }>(TOTALS)).rows[0];
     const globalZero = new Money(totals.globalSum).eq(0);
     return {
-      ok: globalZero && entries.count + accounts.count + transactions.count === 0,
+      ok: globalZero && entries.count + accounts.count + transactions.count + orphans.count === 0,
       checkedAt: new Date().toISOString(),
       accounts: totals.accounts,
       entries: totals.entries,
@@ -117,10 +147,12 @@ export async function auditLedger(db: ClientBase): Promise<AuditReport> {
       brokenEntries: entries.rows,
       brokenAccounts: accounts.rows,
       unbalancedTransactions: transactions.rows,
+      orphans: orphans.rows,
       counts: {
         brokenEntries: entries.count,
         brokenAccounts: accounts.count,
         unbalancedTransactions: transactions.count,
+        orphans: orphans.count,
       },
     };
   } finally {
@@ -154,5 +186,6 @@ export function auditReportJson(report: AuditReport): string {
       ...transaction,
       sum: moneyJson(transaction.sum),
     })),
+    orphans: report.orphans.map((orphan) => ({ ...orphan, id: id(orphan.id), missingId: id(orphan.missingId) })),
   });
 }

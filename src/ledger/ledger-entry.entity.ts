@@ -30,16 +30,19 @@ export class LedgerEntry {
   @Column({ name: 'user_id', type: 'bigint' })
   userId: string;
 
-  @ManyToOne('User', { onDelete: 'RESTRICT' })
-  @JoinColumn({ name: 'user_id', foreignKeyConstraintName: 'fk_ledger_entries_user' })
+  // No foreign key: the movements write entries only for accounts they hold locked, users are never
+  // deleted (trigger), and the audit reports orphans (migrations/1764001100000-lean-money-movements.ts).
+  @ManyToOne('User', { createForeignKeyConstraints: false })
+  @JoinColumn({ name: 'user_id' })
   user?: User;
 
   /** Null for an opening balance, which has no transfer behind it. */
   @Column({ name: 'transaction_id', type: 'bigint', nullable: true })
   transactionId: string | null;
 
-  @ManyToOne('Transaction', { onDelete: 'RESTRICT' })
-  @JoinColumn({ name: 'transaction_id', foreignKeyConstraintName: 'fk_ledger_entries_transaction' })
+  // No foreign key, for the same reasons: the movement inserted the transaction a statement earlier.
+  @ManyToOne('Transaction', { createForeignKeyConstraints: false })
+  @JoinColumn({ name: 'transaction_id' })
   transaction?: Transaction;
 
   @Column({ name: 'transaction_reference_id', type: 'uuid' })

@@ -32,15 +32,17 @@ export class Transaction {
   @Column({ name: 'sender_id', type: 'bigint' })
   senderId: string;
 
-  @ManyToOne(() => User, { onDelete: 'RESTRICT' })
-  @JoinColumn({ name: 'sender_id', foreignKeyConstraintName: 'fk_transactions_sender' })
+  // No foreign key: the movements name only accounts they hold locked, users are never deleted
+  // (trigger), and the audit reports orphans (migrations/1764001100000-lean-money-movements.ts).
+  @ManyToOne(() => User, { createForeignKeyConstraints: false })
+  @JoinColumn({ name: 'sender_id' })
   sender?: User;
 
   @Column({ name: 'receiver_id', type: 'bigint' })
   receiverId: string;
 
-  @ManyToOne(() => User, { onDelete: 'RESTRICT' })
-  @JoinColumn({ name: 'receiver_id', foreignKeyConstraintName: 'fk_transactions_receiver' })
+  @ManyToOne(() => User, { createForeignKeyConstraints: false })
+  @JoinColumn({ name: 'receiver_id' })
   receiver?: User;
 
   @Column({ name: 'sender_upi_id', type: 'varchar', length: 100 })

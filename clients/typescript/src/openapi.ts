@@ -220,7 +220,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Verify the whole ledger (admin): hash chains, balances, zero-sum transactions, global sum 0
+     * Verify the whole ledger (admin): hash chains, balances, zero-sum transactions, no orphan rows, global sum 0
      * @description The same check as `npm run audit`. Always 200: `ok` says whether everything holds, and each broken entry, account or transaction is named. Reads one consistent snapshot; writers are not blocked.
      */
     get: operations['AuditController_report'];
@@ -1970,7 +1970,7 @@ export interface operations {
             brokenEntries: {
               entryId?: number;
               accountId?: number;
-              upiId?: string;
+              upiId?: string | null;
               reasons?: string[];
             }[];
             brokenAccounts: {
@@ -1988,10 +1988,20 @@ export interface operations {
               sum?: number;
               entries?: number;
             }[];
+            /** @description Ledger entries and transactions naming an account or transaction that does not exist */
+            orphans?: {
+              /** @enum {string} */
+              kind?: 'ledger-entry' | 'transaction';
+              id?: number;
+              /** @enum {string} */
+              missing?: 'account' | 'transaction' | 'sender' | 'receiver';
+              missingId?: number;
+            }[];
             counts?: {
               brokenEntries?: number;
               brokenAccounts?: number;
               unbalancedTransactions?: number;
+              orphans?: number;
             };
           };
         };

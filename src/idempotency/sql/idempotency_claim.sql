@@ -1,8 +1,12 @@
--- The key rules of every money movement: claim the key, or answer what a finished request with it
--- answered. A twin still in flight holds the key uncommitted: wait for it at most 2 s (then 55P03,
--- answered 409), replay once it commits.
--- Returns the claimed row id, or NULL and the outcome to replay (code key-reused when the request
--- differs).
+-- The key rules of every money movement, read before anything is written: answer what a finished
+-- request with this key answered, or let this one run. Twins are serialised on a transaction-scoped
+-- advisory lock on (owner, key): a twin in flight holds it until it commits; wait for it at most
+-- 2 s (then 55P03, answered 409). Once it commits, this statement's fresh snapshot (READ
+-- COMMITTED) sees its stored outcome, which is replayed. A fresh key writes nothing here:
+-- idempotency_finish inserts the whole record once, in the movement's transaction.
+-- Returns NULLs for a fresh key; the outcome to replay (code key-reused when the request differs);
+-- or, for a committed claim without an outcome (written by an earlier version) past its 2-minute
+-- lease, the row id taken over, which idempotency_finish completes.
 CREATE OR REPLACE FUNCTION idempotency_claim(
   p_owner text,
   p_idempotency_key text,
@@ -11,22 +15,20 @@ CREATE OR REPLACE FUNCTION idempotency_claim(
   OUT key_id bigint,
   OUT replay jsonb
 )
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql
+SET lock_timeout = '2s'
+AS $$
 DECLARE
   v_stored idempotency_keys%ROWTYPE;
 BEGIN
-  PERFORM set_config('lock_timeout', '2s', true);
-  INSERT INTO idempotency_keys (owner_upi_id, idempotency_key, request_hash, status)
-  VALUES (p_owner, p_idempotency_key, p_request_hash, 'PROCESSING')
-  ON CONFLICT (owner_upi_id, idempotency_key) DO NOTHING
-  RETURNING id INTO key_id;
-  PERFORM set_config('lock_timeout', '0', true);
-  IF key_id IS NOT NULL THEN
+  -- The separator only keeps distinct pairs apart; two pairs sharing a hash merely wait for each other.
+  PERFORM pg_advisory_xact_lock(hashtextextended(p_owner || '/' || p_idempotency_key, 0));
+  SELECT * INTO v_stored FROM idempotency_keys
+  WHERE owner_upi_id = p_owner AND idempotency_key = p_idempotency_key;
+  IF v_stored.id IS NULL THEN
     RETURN;
   END IF;
 
-  SELECT * INTO v_stored FROM idempotency_keys
-  WHERE owner_upi_id = p_owner AND idempotency_key = p_idempotency_key;
   IF v_stored.status IN ('INITIATED', 'PROCESSING') THEN
     -- A committed claim without an outcome: past the 2-minute lease a retry takes it over.
     UPDATE idempotency_keys

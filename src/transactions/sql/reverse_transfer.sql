@@ -30,7 +30,7 @@ DECLARE
   v_data jsonb := '{}';
 BEGIN
   SELECT * INTO v_claim FROM idempotency_claim(p_owner, p_idempotency_key, p_request_hash, v_now);
-  IF v_claim.key_id IS NULL THEN
+  IF v_claim.replay IS NOT NULL THEN
     RETURN QUERY SELECT v_claim.replay, v_claim.replay->>'code' <> 'key-reused';
     RETURN;
   END IF;
@@ -100,7 +100,7 @@ BEGIN
     END IF;
   END IF;
 
-  RETURN QUERY SELECT idempotency_finish(v_claim.key_id,
+  RETURN QUERY SELECT idempotency_finish(p_owner, p_idempotency_key, p_request_hash, v_claim.key_id,
     jsonb_build_object('code', v_code, 'data', v_data, 'at', v_at) || coalesce(p_context, '{}'), v_status), false;
 END
 $$;

@@ -20,7 +20,6 @@ CREATE OR REPLACE FUNCTION transfer_funds(
 ) RETURNS TABLE (result jsonb, replayed boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
-  v_key_id bigint;
   v_claim record;
   v_locked_first users%ROWTYPE;
   v_locked_second users%ROWTYPE;
@@ -37,13 +36,12 @@ DECLARE
   v_code text;
   v_data jsonb := '{}';
 BEGIN
-  -- The key rules (idempotency_claim.sql): claim it, or answer what a finished twin answered.
+  -- The key rules (idempotency_claim.sql): answer what a finished twin answered, or go on holding the key.
   SELECT * INTO v_claim FROM idempotency_claim(p_owner, p_idempotency_key, p_request_hash, v_now);
-  IF v_claim.key_id IS NULL THEN
+  IF v_claim.replay IS NOT NULL THEN
     RETURN QUERY SELECT v_claim.replay, v_claim.replay->>'code' <> 'key-reused';
     RETURN;
   END IF;
-  v_key_id := v_claim.key_id;
 
   IF v_first = v_second THEN
     v_code := 'self-transfer';
@@ -113,7 +111,7 @@ BEGIN
     END IF;
   END IF;
 
-  RETURN QUERY SELECT idempotency_finish(v_key_id,
+  RETURN QUERY SELECT idempotency_finish(p_owner, p_idempotency_key, p_request_hash, v_claim.key_id,
     jsonb_build_object('code', v_code, 'data', v_data, 'at', v_at) || coalesce(p_context, '{}'),
     CASE v_code WHEN 'completed' THEN 201 WHEN 'self-transfer' THEN 400 WHEN 'user-not-found' THEN 404 ELSE 422 END),
     false;

@@ -45,3 +45,37 @@ export async function transferFunds(
   );
   return rows.rows[0];
 }
+
+export type MovementRow = { result: { code: string; data: Record<string, string> }; replayed: boolean };
+
+const MEDIUM_CONTEXT = '{"requestId":"medium","instance":"/medium"}';
+
+/** Calls deposit_funds as the service does for an admin (`owner`); the request hash is any 64 characters. */
+export async function depositFunds(
+  db: Client,
+  owner: string,
+  receiver: MediumUser,
+  amount: string,
+  key: string = randomUUID(),
+): Promise<MovementRow> {
+  const rows = await db.query(
+    `SELECT result, replayed FROM deposit_funds($1, $2, $3, $4, $5, NULL, gen_random_uuid(), $6)`,
+    [owner, key, 'd'.repeat(64), receiver.upiId, amount, MEDIUM_CONTEXT],
+  );
+  return rows.rows[0];
+}
+
+/** Calls reverse_transfer as the service does for the original's receiver. */
+export async function reverseTransfer(
+  db: Client,
+  receiver: MediumUser,
+  originalReferenceId: string,
+  amount: string,
+  key: string = randomUUID(),
+): Promise<MovementRow> {
+  const rows = await db.query(
+    `SELECT result, replayed FROM reverse_transfer(lower($1), $2, $3, $4, $5, NULL, gen_random_uuid(), gen_random_uuid(), $6)`,
+    [receiver.upiId, key, 'r'.repeat(64), originalReferenceId, amount, MEDIUM_CONTEXT],
+  );
+  return rows.rows[0];
+}
