@@ -114,6 +114,7 @@ async function conclude(run: Run, seed: SeedResult | undefined): Promise<BenchSu
     seed,
     outboxDrainS,
     serviceMemoryMiB: memory && { rss: round(memory.rssMiB), peak: round(memory.peakRssMiB) },
+    serviceNodeOptions: env.service.nodeOptions,
     loadAverage1m: round(loadavg()[0]),
     invariantViolations: violations,
   };

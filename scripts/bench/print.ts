@@ -67,7 +67,7 @@ function describeTargets(summary: BenchSummary): string[] {
   const rss = summary.serviceMemoryMiB;
   if (rss)
     lines.push(
-      `  service RSS      ${rss.rss} MiB (peak ${rss.peak}): ${mark(rss.peak <= TARGETS.serviceRssMiB)} <= ${TARGETS.serviceRssMiB} MiB`,
+      `  service RSS      ${rss.rss} MiB (peak ${rss.peak}): ${mark(rss.peak <= TARGETS.serviceRssMiB)} <= ${TARGETS.serviceRssMiB} MiB (NODE_OPTIONS ${summary.serviceNodeOptions})`,
     );
   if (large) {
     const loss = 1 - large.okPerSecond / empty.okPerSecond;

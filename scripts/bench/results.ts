@@ -22,6 +22,8 @@ export interface BenchSummary {
   seed?: SeedResult;
   outboxDrainS?: number;
   serviceMemoryMiB?: { rss: number; peak: number };
+  /** The NODE_OPTIONS the service ran with: the shipped heap settings, then SERVICE_NODE_OPTIONS. */
+  serviceNodeOptions: string;
   loadAverage1m: number;
   invariantViolations: string[];
 }
