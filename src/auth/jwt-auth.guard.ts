@@ -5,6 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import { forbidden, unauthorized } from '../common/errors/api-error';
 import { IS_PUBLIC, REQUIRED_ROLES } from '../access/access.decorators';
 import type { AuthenticatedUser } from '../access/authenticated-user';
+import { JwtStrategy } from './jwt.strategy';
 
 type AuthRequest = FastifyRequest & { user?: AuthenticatedUser };
 
@@ -14,6 +15,7 @@ export class JwtAuthGuard extends AuthGuard() {
   // The options name this app's own strategy (JwtStrategy.strategyName), see AuthModule.
   constructor(
     private readonly reflector: Reflector,
+    private readonly strategy: JwtStrategy,
     options: AuthModuleOptions,
   ) {
     super(options);
@@ -28,7 +30,7 @@ export class JwtAuthGuard extends AuthGuard() {
       return true;
     }
 
-    await super.canActivate(context);
+    await this.authenticate(context, request);
     const required = this.reflector.getAllAndOverride<string[] | undefined>(REQUIRED_ROLES, targets) ?? [];
     if (!required.every((role) => request.user!.roles.includes(role))) {
       throw forbidden(`This operation requires ${required.join(', ')}`);
@@ -36,9 +38,16 @@ export class JwtAuthGuard extends AuthGuard() {
     return true;
   }
 
+  /** A token verified before skips passport's signature check; its revocation is still checked. */
+  private async authenticate(context: ExecutionContext, request: AuthRequest): Promise<void> {
+    const known = await this.strategy.knownCaller(request);
+    if (known) request.user = known;
+    else await super.canActivate(context);
+  }
+
   private async tryAuthenticate(context: ExecutionContext, request: AuthRequest): Promise<void> {
     try {
-      await super.canActivate(context);
+      await this.authenticate(context, request);
     } catch {
       request.user = undefined;
     }
