@@ -9,6 +9,12 @@ import { JwtStrategy } from './jwt.strategy';
 
 type AuthRequest = FastifyRequest & { user?: AuthenticatedUser };
 
+/** What a route's decorators ask of its caller; fixed once the app is built. */
+interface AccessRule {
+  isPublic: boolean;
+  requiredRoles: string[];
+}
+
 /** The one guard (APP_GUARD): a valid bearer token on every non-public route, then the route's roles. */
 @Injectable()
 export class JwtAuthGuard extends AuthGuard() {
@@ -21,21 +27,40 @@ export class JwtAuthGuard extends AuthGuard() {
     super(options);
   }
 
+  /** Per controller class, per handler: read from the metadata on a route's first request only. */
+  private readonly rules = new WeakMap<object, WeakMap<object, AccessRule>>();
+
   override async canActivate(context: ExecutionContext): Promise<boolean> {
-    const targets = [context.getHandler(), context.getClass()];
+    const { isPublic, requiredRoles: required } = this.ruleFor(context);
     const request = context.switchToHttp().getRequest<AuthRequest>();
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) {
+    if (isPublic) {
       // Public routes may still look at a valid token (health details for admins); a bad one is ignored.
       if (request.headers.authorization) await this.tryAuthenticate(context, request);
       return true;
     }
 
     await this.authenticate(context, request);
-    const required = this.reflector.getAllAndOverride<string[] | undefined>(REQUIRED_ROLES, targets) ?? [];
     if (!required.every((role) => request.user!.roles.includes(role))) {
       throw forbidden(`This operation requires ${required.join(', ')}`);
     }
     return true;
+  }
+
+  private ruleFor(context: ExecutionContext): AccessRule {
+    const handler = context.getHandler();
+    const controller = context.getClass();
+    let byHandler = this.rules.get(controller);
+    if (!byHandler) this.rules.set(controller, (byHandler = new WeakMap()));
+    let rule = byHandler.get(handler);
+    if (!rule) {
+      const targets = [handler, controller];
+      rule = {
+        isPublic: Boolean(this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)),
+        requiredRoles: this.reflector.getAllAndOverride<string[] | undefined>(REQUIRED_ROLES, targets) ?? [],
+      };
+      byHandler.set(handler, rule);
+    }
+    return rule;
   }
 
   /** A token verified before skips passport's signature check; its revocation is still checked. */
