@@ -1,7 +1,6 @@
 import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import helmet from '@fastify/helmet';
 import { Logger as PinoLogger } from 'nestjs-pino';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -9,25 +8,13 @@ import { AppModule } from './app.module';
 import { applyLogLevel } from './common/logging';
 import type { AppConfig } from './config/app-config';
 import { BODY_LIMIT_BYTES, configureFastify, requestIdFor } from './common/http/fastify-setup';
+import { addSecurityHeaders } from './common/http/security-headers';
 import { httpLayerErrorOptions } from './common/http/http-layer-errors';
 import { createValidationPipe } from './common/http/validation';
 import { closeDatabase, openDatabase } from './database/database.module';
 import { setUpApiDocs } from './docs/api-docs';
 import { findRepoRoot } from './common/repo-root';
 import { startTransferEventConsumer } from './outbox/transfer-events.server';
-
-/** Helmet's defaults, plus what Swagger UI needs: its inline styles and data: images. */
-const SWAGGER_FRIENDLY_CSP = {
-  defaultSrc: ["'self'"],
-  scriptSrc: ["'self'"],
-  styleSrc: ["'self'", "'unsafe-inline'"],
-  imgSrc: ["'self'", 'data:'],
-  connectSrc: ["'self'"],
-  objectSrc: ["'none'"],
-  frameAncestors: ["'none'"],
-  // TLS ends at the ingress; inside the cluster and on localhost the service speaks plain HTTP.
-  upgradeInsecureRequests: null,
-};
 
 function readPackageVersion(): string {
   return (JSON.parse(readFileSync(join(findRepoRoot(), 'package.json'), 'utf8')) as { version: string }).version;
@@ -60,7 +47,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     throw error;
   }
   app.useLogger(app.get(PinoLogger));
-  await app.register(helmet, { contentSecurityPolicy: { directives: SWAGGER_FRIENDLY_CSP } });
+  addSecurityHeaders(adapter.getInstance());
   setUpApiDocs(app, readPackageVersion());
   app.useGlobalPipes(createValidationPipe());
   await startTransferEventConsumer(app, config);

@@ -120,6 +120,18 @@ describe('bearer tokens on protected routes', () => {
     expect(response.body.detail).toMatch(/expired/);
   });
 
+  it('answers 401 for a token that expires after it was accepted', async () => {
+    const user = await t.api.registerUser();
+    const exp = nowSeconds() + 2;
+    const shortLived = craftToken({ ...claimsFor(user), jti: 'short-lived', exp });
+    expect((await t.api.get(`/api/v1/users/${user.referenceId}`, shortLived)).status).toBe(200);
+    expect((await t.api.get(`/api/v1/users/${user.referenceId}`, shortLived)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, exp * 1000 - Date.now() + 50));
+    const response = await t.api.get(`/api/v1/users/${user.referenceId}`, shortLived);
+    expectProblem(response, 401);
+    expect(response.body.detail).toMatch(/expired/);
+  });
+
   it('answers 401 for a token signed with another secret', async () => {
     const user = await t.api.registerUser();
     const forged = craftToken(claimsFor(user), { secret: 'another-secret-that-is-also-32-bytes-long' });

@@ -5,8 +5,15 @@ import type { FastifyRequest } from 'fastify';
 import { forbidden, unauthorized } from '../common/errors/api-error';
 import { IS_PUBLIC, REQUIRED_ROLES } from '../access/access.decorators';
 import type { AuthenticatedUser } from '../access/authenticated-user';
+import { JwtStrategy } from './jwt.strategy';
 
 type AuthRequest = FastifyRequest & { user?: AuthenticatedUser };
+
+/** What a route's decorators ask of its caller; fixed once the app is built. */
+interface AccessRule {
+  isPublic: boolean;
+  requiredRoles: string[];
+}
 
 /** The one guard (APP_GUARD): a valid bearer token on every non-public route, then the route's roles. */
 @Injectable()
@@ -14,31 +21,58 @@ export class JwtAuthGuard extends AuthGuard() {
   // The options name this app's own strategy (JwtStrategy.strategyName), see AuthModule.
   constructor(
     private readonly reflector: Reflector,
+    private readonly strategy: JwtStrategy,
     options: AuthModuleOptions,
   ) {
     super(options);
   }
 
+  /** Per controller class, per handler: read from the metadata on a route's first request only. */
+  private readonly rules = new WeakMap<object, WeakMap<object, AccessRule>>();
+
   override async canActivate(context: ExecutionContext): Promise<boolean> {
-    const targets = [context.getHandler(), context.getClass()];
+    const { isPublic, requiredRoles: required } = this.ruleFor(context);
     const request = context.switchToHttp().getRequest<AuthRequest>();
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) {
+    if (isPublic) {
       // Public routes may still look at a valid token (health details for admins); a bad one is ignored.
       if (request.headers.authorization) await this.tryAuthenticate(context, request);
       return true;
     }
 
-    await super.canActivate(context);
-    const required = this.reflector.getAllAndOverride<string[] | undefined>(REQUIRED_ROLES, targets) ?? [];
+    await this.authenticate(context, request);
     if (!required.every((role) => request.user!.roles.includes(role))) {
       throw forbidden(`This operation requires ${required.join(', ')}`);
     }
     return true;
   }
 
+  private ruleFor(context: ExecutionContext): AccessRule {
+    const handler = context.getHandler();
+    const controller = context.getClass();
+    let byHandler = this.rules.get(controller);
+    if (!byHandler) this.rules.set(controller, (byHandler = new WeakMap()));
+    let rule = byHandler.get(handler);
+    if (!rule) {
+      const targets = [handler, controller];
+      rule = {
+        isPublic: Boolean(this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)),
+        requiredRoles: this.reflector.getAllAndOverride<string[] | undefined>(REQUIRED_ROLES, targets) ?? [],
+      };
+      byHandler.set(handler, rule);
+    }
+    return rule;
+  }
+
+  /** A token verified before skips passport's signature check; its revocation is still checked. */
+  private async authenticate(context: ExecutionContext, request: AuthRequest): Promise<void> {
+    const known = await this.strategy.knownCaller(request);
+    if (known) request.user = known;
+    else await super.canActivate(context);
+  }
+
   private async tryAuthenticate(context: ExecutionContext, request: AuthRequest): Promise<void> {
     try {
-      await super.canActivate(context);
+      await this.authenticate(context, request);
     } catch {
       request.user = undefined;
     }

@@ -9,6 +9,7 @@ import { unauthorized } from '../common/errors/api-error';
 import { AppConfig } from '../config/app-config';
 import { RevocationService } from './revocation.service';
 import type { TokenClaims } from './token.service';
+import { VerifiedTokens } from './verified-tokens';
 
 const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/;
 
@@ -36,6 +37,8 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) implem
    */
   declare readonly strategyName: string;
 
+  private readonly verified = new VerifiedTokens();
+
   constructor(
     config: AppConfig,
     private readonly revocations: RevocationService,
@@ -44,7 +47,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) implem
     // to parse it as a public key on every request, which the CPU profile showed on the hot path.
     // passport-jwt hands it to jsonwebtoken untouched; its typings only name string | Buffer.
     const secretOrKey = createSecretKey(Buffer.from(config.jwtSecret)) as unknown as Buffer;
-    super({ jwtFromRequest: bearerToken, secretOrKey, algorithms: ['HS256'] });
+    super({ jwtFromRequest: bearerToken, secretOrKey, algorithms: ['HS256'], passReqToCallback: true });
   }
 
   // Called by the mixin's constructor to register this strategy.
@@ -59,7 +62,22 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) implem
     passport.unuse(this.strategyName);
   }
 
-  async validate(claims: Partial<TokenClaims>): Promise<AuthenticatedUser> {
+  /** Called by passport-jwt once the signature and expiry hold; the token is then remembered as verified. */
+  async validate(request: FastifyRequest, claims: Partial<TokenClaims>): Promise<AuthenticatedUser> {
+    const user = await this.userOf(claims);
+    // userOf has checked exp (a number) and every other claim.
+    this.verified.remember(bearerToken(request)!, claims, claims.exp!);
+    return user;
+  }
+
+  /** The caller of a token verified before and not expired since, or undefined for passport to verify it. */
+  async knownCaller(request: FastifyRequest): Promise<AuthenticatedUser | undefined> {
+    const token = bearerToken(request);
+    const claims = token === null ? undefined : this.verified.claimsOf(token);
+    return claims && this.userOf(claims);
+  }
+
+  private async userOf(claims: Partial<TokenClaims>): Promise<AuthenticatedUser> {
     const { sub, referenceId, roles, jti, exp } = claims;
     if (typeof exp !== 'number') throw unauthorized('The bearer token has no expiry (exp)');
     if (

@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   type DynamicModule,
-  Injectable,
   Logger,
   type LoggerService,
   type LogLevel,
@@ -118,24 +117,29 @@ const LARGEST_BODY_READ = 16 * 1024;
 
 /**
  * Reads the business fields from the reply in a Fastify onSend hook, so that the transfer code
- * needs to know nothing about logging. Only money-moving POSTs and problems are read.
+ * needs to know nothing about logging. Only money-moving POSTs and problems are read, and only
+ * when their request line will be written at the configured level.
  */
-@Injectable()
 class BusinessFieldsHook implements OnModuleInit {
-  constructor(private readonly adapterHost: HttpAdapterHost) {}
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly writes: (level: LevelWithSilent) => boolean,
+  ) {}
 
   onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
     fastify?.addHook('onSend', (request, reply, payload, done) => {
       const isProblem = reply.statusCode >= 400;
       const isMoney = request.method === 'POST' && MONEY_ROUTE.test(request.url);
-      const text = Buffer.isBuffer(payload) ? payload.toString() : payload;
-      if ((isProblem || isMoney) && typeof text === 'string' && text.length <= LARGEST_BODY_READ) {
-        (reply.raw as ResponseWithFields)[BUSINESS_FIELDS] = businessFields(
-          text,
-          isMoney,
-          reply.getHeader('idempotent-replayed'),
-        );
+      if ((isProblem || isMoney) && this.writes(levelForStatus(reply.statusCode))) {
+        const text = Buffer.isBuffer(payload) ? payload.toString() : payload;
+        if (typeof text === 'string' && text.length <= LARGEST_BODY_READ) {
+          (reply.raw as ResponseWithFields)[BUSINESS_FIELDS] = businessFields(
+            text,
+            isMoney,
+            reply.getHeader('idempotent-replayed'),
+          );
+        }
       }
       done(null, payload);
     });
@@ -161,9 +165,15 @@ function fieldsOf(response: ServerResponse): BusinessFields {
 }
 
 /** Client mistakes are worth a look (warn); the service's own failures need one (error). */
-function levelFor(_request: IncomingMessage, response: ServerResponse, error?: Error): LevelWithSilent {
-  if (error || response.statusCode >= 500) return 'error';
-  return response.statusCode >= 400 ? 'warn' : 'info';
+function levelForStatus(statusCode: number): LevelWithSilent {
+  if (statusCode >= 500) return 'error';
+  return statusCode >= 400 ? 'warn' : 'info';
+}
+
+/** Whether a line at `level` is written when the logger is set to `threshold`. */
+function writtenAt(threshold: string): (level: LevelWithSilent) => boolean {
+  const lowest = pino.levels.values[threshold] ?? Infinity;
+  return (level) => (pino.levels.values[level] ?? -Infinity) >= lowest;
 }
 
 /**
@@ -172,6 +182,12 @@ function levelFor(_request: IncomingMessage, response: ServerResponse, error?: E
  * each with the request's id (the X-Request-Id value). No headers, bodies or tokens are logged.
  */
 export function structuredLogging(logLevel: string): DynamicModule {
+  const writes = writtenAt(logLevel);
+  // A request line that will not be written is not built at all ('silent' skips it in pino-http).
+  const levelFor = (_request: IncomingMessage, response: ServerResponse, error?: Error): LevelWithSilent => {
+    const level = error ? 'error' : levelForStatus(response.statusCode);
+    return writes(level) ? level : 'silent';
+  };
   return {
     module: LoggingModule,
     imports: [
@@ -197,7 +213,13 @@ export function structuredLogging(logLevel: string): DynamicModule {
         },
       }),
     ],
-    providers: [BusinessFieldsHook],
+    providers: [
+      {
+        provide: BusinessFieldsHook,
+        useFactory: (adapterHost: HttpAdapterHost) => new BusinessFieldsHook(adapterHost, writes),
+        inject: [HttpAdapterHost],
+      },
+    ],
   };
 }
 

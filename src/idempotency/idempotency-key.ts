@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-code';
 
@@ -25,5 +25,6 @@ export function requestHash(canonical: Record<string, string | null>): string {
   const ordered = Object.keys(canonical)
     .sort()
     .map((name) => [name, canonical[name]]);
-  return createHash('sha256').update(JSON.stringify(ordered)).digest('hex');
+  // One-shot crypto.hash: the same digest without a Hash object per request.
+  return hash('sha256', JSON.stringify(ordered));
 }

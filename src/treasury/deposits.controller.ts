@@ -1,13 +1,12 @@
-import { Body, Controller, Post, Req, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentUser, Roles } from '../access/access.decorators';
 import { type AuthenticatedUser, ROLE_ADMIN } from '../access/authenticated-user';
 import { ErrorCode } from '../common/errors/error-code';
 import { ApiProblems } from '../docs/api-docs';
 import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/idempotency-key';
-import { IdempotencyInterceptor, IdempotencyKey } from '../idempotency/idempotency.interceptor';
-import type { IdempotentAnswer } from '../idempotency/stored-outcome';
+import { IdempotencyKey, IdempotencyKeyGuard, sendAnswer } from '../idempotency/idempotent-route';
 import { TransactionResponse } from '../transactions/transaction.dto';
 import { DepositRequest } from './deposit.dto';
 import { DepositService } from './deposit.service';
@@ -56,14 +55,15 @@ export class DepositsController {
     ErrorCode.ValidationFailed,
     503,
   )
-  @UseInterceptors(IdempotencyInterceptor)
-  create(
+  @UseGuards(IdempotencyKeyGuard)
+  async create(
     @Body() request: DepositRequest,
     @IdempotencyKey() idempotencyKey: string,
     @CurrentUser() caller: AuthenticatedUser,
     @Req() http: FastifyRequest,
-  ): Promise<IdempotentAnswer> {
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
     const context = { requestId: String(http.id), instance: http.url.split('?')[0] };
-    return this.deposits.deposit({ caller, request, idempotencyKey, context });
+    return sendAnswer(reply, await this.deposits.deposit({ caller, request, idempotencyKey, context }));
   }
 }
