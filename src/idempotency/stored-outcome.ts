@@ -23,11 +23,16 @@ export interface MovementResult {
   replayed: boolean;
 }
 
-/** An HTTP answer already rendered: the route sends it as is (sendAnswer). */
+/** An HTTP answer already rendered: the idempotency interceptor sends it as is. */
 export interface IdempotentAnswer {
   status: number;
   contentType: string;
   body: string;
   headers: Record<string, string>;
   replayed: boolean;
+}
+
+export function isIdempotentAnswer(value: unknown): value is IdempotentAnswer {
+  const answer = value as Partial<IdempotentAnswer> | null;
+  return typeof answer?.status === 'number' && typeof answer.body === 'string' && typeof answer.replayed === 'boolean';
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Param, Post, Req, UseInterceptors } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiBody,
@@ -8,14 +8,15 @@ import {
   ApiParam,
   ApiTags,
 } from '@nestjs/swagger';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { CurrentUser } from '../access/access.decorators';
 import type { AuthenticatedUser } from '../access/authenticated-user';
 import { UuidParamPipe } from '../common/http/params';
 import { ErrorCode } from '../common/errors/error-code';
 import { ApiProblems } from '../docs/api-docs';
 import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/idempotency-key';
-import { IdempotencyKey, IdempotencyKeyGuard, sendAnswer } from '../idempotency/idempotent-route';
+import { IdempotencyInterceptor, IdempotencyKey } from '../idempotency/idempotency.interceptor';
+import type { IdempotentAnswer } from '../idempotency/stored-outcome';
 import { ReversalRequest } from './reversal.dto';
 import { ReversalService } from './reversal.service';
 import { TransactionResponse } from './transaction.dto';
@@ -74,19 +75,15 @@ export class ReversalsController {
     ErrorCode.InsufficientBalance,
     503,
   )
-  @UseGuards(IdempotencyKeyGuard)
-  async create(
+  @UseInterceptors(IdempotencyInterceptor)
+  create(
     @Param('referenceId', UuidParamPipe) originalReferenceId: string,
     @Body() request: ReversalRequest,
     @IdempotencyKey() idempotencyKey: string,
     @CurrentUser() caller: AuthenticatedUser,
     @Req() http: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<string> {
+  ): Promise<IdempotentAnswer> {
     const context = { requestId: String(http.id), instance: http.url.split('?')[0] };
-    return sendAnswer(
-      reply,
-      await this.reversals.reverse({ caller, originalReferenceId, request, idempotencyKey, context }),
-    );
+    return this.reversals.reverse({ caller, originalReferenceId, request, idempotencyKey, context });
   }
 }

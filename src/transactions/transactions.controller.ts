@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Query, Req, UseGuards, UseInterceptors } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiBody,
@@ -11,14 +11,15 @@ import {
 } from '@nestjs/swagger';
 import { ErrorCode } from '../common/errors/error-code';
 import { ApiProblems } from '../docs/api-docs';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { CurrentUser } from '../access/access.decorators';
 import type { AuthenticatedUser } from '../access/authenticated-user';
 import { UuidParamPipe } from '../common/http/params';
 import { type ListPage, readListRequest } from '../common/paging/page';
 import { ApiListPageResponse, ApiListQueries } from '../common/paging/paging.docs';
 import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/idempotency-key';
-import { IdempotencyKey, IdempotencyKeyGuard, sendAnswer } from '../idempotency/idempotent-route';
+import { IdempotencyInterceptor, IdempotencyKey } from '../idempotency/idempotency.interceptor';
+import type { IdempotentAnswer } from '../idempotency/stored-outcome';
 import { TransactionResponse } from './transaction.dto';
 import { TRANSACTION_SORT_KEYS, TransactionsService } from './transactions.service';
 import { SenderIsCallerGuard, TransferRateLimitGuard } from './transfer.guards';
@@ -69,16 +70,16 @@ export class TransactionsController {
     503,
   )
   // Order of answers: 401 (global guard), 403, 429, then 400 for the key, then 400/422 for the body.
-  @UseGuards(SenderIsCallerGuard, TransferRateLimitGuard, IdempotencyKeyGuard)
-  async create(
+  @UseGuards(SenderIsCallerGuard, TransferRateLimitGuard)
+  @UseInterceptors(IdempotencyInterceptor)
+  create(
     @Body() request: TransferRequest,
     @IdempotencyKey() idempotencyKey: string,
     @CurrentUser() caller: AuthenticatedUser,
     @Req() http: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<string> {
+  ): Promise<IdempotentAnswer> {
     const context = { requestId: String(http.id), instance: http.url.split('?')[0] };
-    return sendAnswer(reply, await this.transfers.transfer({ caller, request, idempotencyKey, context }));
+    return this.transfers.transfer({ caller, request, idempotencyKey, context });
   }
 
   @Get('user/:upiId')

@@ -1,12 +1,13 @@
-import { Body, Controller, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Post, Req, UseInterceptors } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { CurrentUser, Roles } from '../access/access.decorators';
 import { type AuthenticatedUser, ROLE_ADMIN } from '../access/authenticated-user';
 import { ErrorCode } from '../common/errors/error-code';
 import { ApiProblems } from '../docs/api-docs';
 import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/idempotency-key';
-import { IdempotencyKey, IdempotencyKeyGuard, sendAnswer } from '../idempotency/idempotent-route';
+import { IdempotencyInterceptor, IdempotencyKey } from '../idempotency/idempotency.interceptor';
+import type { IdempotentAnswer } from '../idempotency/stored-outcome';
 import { TransactionResponse } from '../transactions/transaction.dto';
 import { DepositRequest } from './deposit.dto';
 import { DepositService } from './deposit.service';
@@ -55,15 +56,14 @@ export class DepositsController {
     ErrorCode.ValidationFailed,
     503,
   )
-  @UseGuards(IdempotencyKeyGuard)
-  async create(
+  @UseInterceptors(IdempotencyInterceptor)
+  create(
     @Body() request: DepositRequest,
     @IdempotencyKey() idempotencyKey: string,
     @CurrentUser() caller: AuthenticatedUser,
     @Req() http: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<string> {
+  ): Promise<IdempotentAnswer> {
     const context = { requestId: String(http.id), instance: http.url.split('?')[0] };
-    return sendAnswer(reply, await this.deposits.deposit({ caller, request, idempotencyKey, context }));
+    return this.deposits.deposit({ caller, request, idempotencyKey, context });
   }
 }
