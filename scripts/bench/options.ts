@@ -49,7 +49,7 @@ Data growth
                       --seed-entries ledger entries in SQL and run again; compares the two
   --seed-users N      (default 100000)
   --seed-entries N    (default 5000000)
-  --reads             also measure history reads (ledger page, transaction list) after the
+  --reads             also measure history reads (ledger page, transaction list, statement) after the
                       transfers, at --concurrency (implied by --seed-large)
   --read-duration S   measured seconds of reads (default: --duration)
 

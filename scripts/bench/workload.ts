@@ -87,6 +87,8 @@ export const HISTORY_READS: HistoryRead[] = [
     weight: 1,
     path: (u) => `/api/v1/transactions/user/${encodeURIComponent(u.upiId)}?page=0&size=20`,
   },
+  // The default period (the last 30 days), as JSON: every entry of the period, streamed.
+  { name: 'statement', weight: 1, path: (u) => `/api/v1/users/${u.referenceId}/statement` },
 ];
 
 /** Each read picks a kind by weight and a random reader; anything but 200 is an error. */
