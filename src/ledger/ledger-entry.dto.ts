@@ -1,6 +1,18 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { moneyJson } from '../common/money/money';
+import { numericColumnJson } from '../common/money/numeric-text';
 import { EntryType, type LedgerEntry } from './ledger-entry.entity';
+
+/** A ledger_entries row as pg returns it: bigint and numeric as text. */
+export interface LedgerEntryRow {
+  id: string;
+  transaction_reference_id: string;
+  entry_type: EntryType;
+  amount: string;
+  balance_before: string;
+  balance_after: string;
+  created_at: Date;
+}
 
 export class LedgerEntryResponse {
   @ApiProperty({ type: 'integer', example: 7 }) ledgerId: RawJson;
@@ -22,6 +34,19 @@ export class LedgerEntryResponse {
       balanceBefore: moneyJson(entry.balanceBefore),
       balanceAfter: moneyJson(entry.balanceAfter),
       createdAt: entry.createdAt.toISOString(),
+    };
+  }
+
+  static fromRow(row: LedgerEntryRow, userReferenceId: string): LedgerEntryResponse {
+    return {
+      ledgerId: JSON.rawJSON(row.id),
+      userReferenceId,
+      transactionReferenceId: row.transaction_reference_id,
+      entryType: row.entry_type,
+      amount: numericColumnJson(row.amount),
+      balanceBefore: numericColumnJson(row.balance_before),
+      balanceAfter: numericColumnJson(row.balance_after),
+      createdAt: row.created_at.toISOString(),
     };
   }
 }

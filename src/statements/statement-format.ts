@@ -1,4 +1,5 @@
-import { formatMoney, moneyJson } from '../common/money/money';
+import { moneyJson } from '../common/money/money';
+import { numericColumnJson, numericColumnText } from '../common/money/numeric-text';
 import type { StatementRange } from './statement-query';
 import type { StatementBalances, StatementChunk, StatementEntry } from './statements.service';
 
@@ -12,18 +13,25 @@ export function entryJson(entry: StatementEntry) {
     type: entry.type,
     entryType: entry.entryType,
     counterpartyUpiId: entry.counterpartyUpiId,
-    amount: moneyJson(entry.amount),
-    balanceAfter: moneyJson(entry.balanceAfter),
+    amount: numericColumnJson(entry.amount),
+    balanceAfter: numericColumnJson(entry.balanceAfter),
     note: entry.note,
   };
 }
 
+const CSV_HEAD = `${CSV_HEADER}\r\n`;
+
 /** RFC 4180: CRLF line ends; a field with a comma, quote, CR or LF is quoted, quotes doubled. */
 export async function* statementCsv(chunks: AsyncIterable<StatementChunk>): AsyncGenerator<string> {
-  yield `${CSV_HEADER}\r\n`;
+  yield CSV_HEAD;
   for await (const chunk of chunks) {
-    if (chunk.kind === 'entries') yield chunk.entries.map(csvLine).join('');
+    if (chunk.kind === 'entries') yield csvLines(chunk.entries);
   }
+}
+
+/** The CSV form of a statement read whole: the same bytes statementCsv streams. */
+export function statementCsvText(entries: StatementEntry[]): string {
+  return CSV_HEAD + csvLines(entries);
 }
 
 /** The JSON form, written as it is read: the balances first, then each batch of entries. */
@@ -32,20 +40,39 @@ export async function* statementJson(
   balances: StatementBalances,
   chunks: AsyncIterable<StatementChunk>,
 ): AsyncGenerator<string> {
+  yield jsonHead(range, balances);
+  let separator = '';
+  for await (const chunk of chunks) {
+    if (chunk.kind !== 'entries') continue;
+    yield separator + jsonEntries(chunk.entries);
+    separator = ',';
+  }
+  yield JSON_TAIL;
+}
+
+/** The JSON form of a statement read whole: the same bytes statementJson streams. */
+export function statementJsonText(range: StatementRange, balances: StatementBalances, entries: StatementEntry[]) {
+  return jsonHead(range, balances) + jsonEntries(entries) + JSON_TAIL;
+}
+
+const JSON_TAIL = ']}';
+
+function jsonHead(range: StatementRange, balances: StatementBalances): string {
   const head = JSON.stringify({
     from: range.from.toISOString(),
     to: range.to.toISOString(),
     openingBalance: moneyJson(balances.openingBalance),
     closingBalance: moneyJson(balances.closingBalance),
   });
-  yield `${head.slice(0, -1)},"entries":[`;
-  let separator = '';
-  for await (const chunk of chunks) {
-    if (chunk.kind !== 'entries') continue;
-    yield separator + chunk.entries.map((entry) => JSON.stringify(entryJson(entry))).join(',');
-    separator = ',';
-  }
-  yield ']}';
+  return `${head.slice(0, -1)},"entries":[`;
+}
+
+function jsonEntries(entries: StatementEntry[]): string {
+  return entries.map((entry) => JSON.stringify(entryJson(entry))).join(',');
+}
+
+function csvLines(entries: StatementEntry[]): string {
+  return entries.map(csvLine).join('');
 }
 
 function csvLine(entry: StatementEntry): string {
@@ -55,8 +82,8 @@ function csvLine(entry: StatementEntry): string {
     entry.type,
     entry.entryType,
     entry.counterpartyUpiId ?? '',
-    formatMoney(entry.amount),
-    formatMoney(entry.balanceAfter),
+    numericColumnText(entry.amount),
+    numericColumnText(entry.balanceAfter),
     neutralizeFormula(entry.note ?? ''),
   ];
   return `${fields.map(csvField).join(',')}\r\n`;

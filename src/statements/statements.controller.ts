@@ -21,9 +21,9 @@ import { ApiProblems } from '../docs/api-docs';
 import { UsersService } from '../users/users.service';
 import { prefersCsv } from './accept';
 import { BalancePointResponse, StatementEntryResponse, StatementResponse } from './statement.dto';
-import { CSV_HEADER, statementCsv, statementJson } from './statement-format';
+import { CSV_HEADER, statementCsv, statementCsvText, statementJson, statementJsonText } from './statement-format';
 import { BALANCE_INTERVALS, readInterval, readStatementRange, type StatementRange } from './statement-query';
-import { type StatementChunk, StatementsService } from './statements.service';
+import { type StatementBalances, type StatementChunk, StatementsService } from './statements.service';
 
 /** from and to, shared by both operations. */
 const ApiPeriodQueries = () =>
@@ -81,26 +81,31 @@ export class StatementsController {
     @Headers('accept') accept: string | undefined,
     @CurrentUser() caller: AuthenticatedUser,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<StreamableFile> {
+  ): Promise<StreamableFile | string> {
     const range = readStatementRange(query);
-    const user = requireOwner(caller, await this.users.findByReferenceId(id), `No user with reference ID ${id}`);
-    const chunks = this.statements.statement(user.id, range);
+    const owned = await this.statements.ownedStatement(id, range);
+    const owner = requireOwner(caller, owned, `No user with reference ID ${id}`);
+    const csv = prefersCsv(accept);
+    // Most periods fit in one batch: read with the owner in one statement and sent as one body.
+    if (owner.entries) {
+      if (!csv) {
+        void reply.type(JSON_TYPE);
+        return statementJsonText(range, owner.balances, owner.entries);
+      }
+      csvHeaders(reply, range, owner.balances);
+      void reply.type(CSV_TYPE).header('Content-Disposition', csvDisposition(range));
+      return statementCsvText(owner.entries);
+    }
+    const chunks = this.statements.statement(owner.id, range);
     // The balances are read before anything is sent: a failure there is still a problem+json answer.
     const first = await chunks.next();
     if (first.done || first.value.kind !== 'balances') throw new Error('A statement starts with its balances');
     const { balances } = first.value;
-    if (prefersCsv(accept)) {
-      void reply
-        .header('Statement-From', range.from.toISOString())
-        .header('Statement-To', range.to.toISOString())
-        .header('Statement-Opening-Balance', formatMoney(balances.openingBalance))
-        .header('Statement-Closing-Balance', formatMoney(balances.closingBalance));
-      return stream(statementCsv(chunks), chunks, {
-        type: 'text/csv; charset=utf-8',
-        disposition: `attachment; filename="${csvFileName(range)}"`,
-      });
+    if (csv) {
+      csvHeaders(reply, range, balances);
+      return stream(statementCsv(chunks), chunks, { type: CSV_TYPE, disposition: csvDisposition(range) });
     }
-    return stream(statementJson(range, balances, chunks), chunks, { type: 'application/json; charset=utf-8' });
+    return stream(statementJson(range, balances, chunks), chunks, { type: JSON_TYPE });
   }
 
   @Get(':id/balance-history')
@@ -142,7 +147,19 @@ function stream(
   return new StreamableFile(readable, options);
 }
 
-function csvFileName(range: StatementRange): string {
+const JSON_TYPE = 'application/json; charset=utf-8';
+const CSV_TYPE = 'text/csv; charset=utf-8';
+
+/** The period and the balances of a CSV statement travel in headers, the rows in the body. */
+function csvHeaders(reply: FastifyReply, range: StatementRange, balances: StatementBalances): void {
+  void reply
+    .header('Statement-From', range.from.toISOString())
+    .header('Statement-To', range.to.toISOString())
+    .header('Statement-Opening-Balance', formatMoney(balances.openingBalance))
+    .header('Statement-Closing-Balance', formatMoney(balances.closingBalance));
+}
+
+function csvDisposition(range: StatementRange): string {
   const day = (instant: Date) => instant.toISOString().slice(0, 10);
-  return `statement-${day(range.from)}-${day(range.to)}.csv`;
+  return `attachment; filename="statement-${day(range.from)}-${day(range.to)}.csv"`;
 }

@@ -11,8 +11,9 @@ export interface StatementEntry {
   type: string;
   entryType: string;
   counterpartyUpiId: string | null;
-  amount: Big;
-  balanceAfter: Big;
+  /** The numeric(19,4) columns' text, exactly four decimals. */
+  amount: string;
+  balanceAfter: string;
   note: string | null;
 }
 
@@ -42,21 +43,52 @@ const OPENING_BALANCE_TYPE = 'DEPOSIT';
 
 // The balance at an instant: balance_after of the user's last entry before it, one probe of
 // ix_ledger_entries_user_created.
-const BALANCE_BEFORE = `COALESCE((
+const balanceBefore = (instant: string, user = '$1') => `COALESCE((
   SELECT b.balance_after FROM ledger_entries b
-  WHERE b.user_id = $1 AND b.created_at < %s
+  WHERE b.user_id = ${user} AND b.created_at < ${instant}
   ORDER BY b.created_at DESC, b.id DESC LIMIT 1), 0)::text`;
 
-const balanceBefore = (instant: string) => BALANCE_BEFORE.replace('%s', instant);
-
-const ENTRIES = `
+const entriesOf = (user: string) => `
   SELECT e.created_at, e.transaction_reference_id, COALESCE(t.type, '${OPENING_BALANCE_TYPE}') AS type, e.entry_type,
          CASE WHEN t.id IS NULL THEN NULL
               WHEN e.entry_type = 'DEBIT' THEN t.receiver_upi_id ELSE t.sender_upi_id END AS counterparty_upi_id,
-         e.amount::text AS amount, e.balance_after::text AS balance_after, t.note
+         e.amount::text AS amount, e.balance_after::text AS balance_after, t.note, e.id AS entry_id
   FROM ledger_entries e LEFT JOIN transactions t ON t.id = e.transaction_id
-  WHERE e.user_id = $1 AND e.created_at >= $2 AND e.created_at < $3
+  WHERE e.user_id = ${user} AND e.created_at >= $2 AND e.created_at < $3
   ORDER BY e.created_at, e.id`;
+
+const ENTRIES = entriesOf('$1');
+
+// The owner, both balances and up to one batch of entries (plus one, to tell whether more follow)
+// in one statement: one round trip, one snapshot. A user without entries in the period still
+// comes back as one row, with null entry columns.
+const OWNER_AND_FIRST_BATCH = `
+  SELECT o.id AS owner_id, o.reference_id AS owner_reference_id, o.upi_id AS owner_upi_id,
+         ${balanceBefore('$2', 'o.id')} AS opening, ${balanceBefore('$3', 'o.id')} AS closing, s.*
+  FROM users o
+  LEFT JOIN LATERAL (${entriesOf('o.id')} LIMIT ${BATCH_SIZE + 1}) s ON true
+  WHERE o.reference_id = $1
+  ORDER BY s.created_at, s.entry_id`;
+
+/**
+ * A statement's account, with the statement itself when it fits in one batch; entries is null
+ * when the period holds more, to be read through statement() instead.
+ */
+export interface OwnedStatement {
+  id: string;
+  referenceId: string;
+  upiId: string;
+  balances: StatementBalances;
+  entries: StatementEntry[] | null;
+}
+
+interface OwnerRow extends Partial<EntryRow> {
+  owner_id: string;
+  owner_reference_id: string;
+  owner_upi_id: string;
+  opening: string;
+  closing: string;
+}
 
 interface EntryRow {
   created_at: Date;
@@ -67,12 +99,32 @@ interface EntryRow {
   amount: string;
   balance_after: string;
   note: string | null;
+  entry_id: string;
 }
 
 /** Statements and balance history, read from the ledger's balance_after. */
 @Injectable()
 export class StatementsService {
   constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
+
+  /** The account with this reference ID (null if none) and, for a period of one batch or less, its statement. */
+  async ownedStatement(referenceId: string, range: StatementRange): Promise<OwnedStatement | null> {
+    const { rows } = await this.pool.query<OwnerRow>({
+      name: 'statement-owner-first-batch',
+      text: OWNER_AND_FIRST_BATCH,
+      values: [referenceId, range.from.toISOString(), range.to.toISOString()],
+    });
+    if (rows.length === 0) return null;
+    const [first] = rows;
+    const entries = first.entry_id == null ? [] : (rows as EntryRow[]);
+    return {
+      id: first.owner_id,
+      referenceId: first.owner_reference_id,
+      upiId: first.owner_upi_id,
+      balances: { openingBalance: new Money(first.opening), closingBalance: new Money(first.closing) },
+      entries: entries.length > BATCH_SIZE ? null : entries.map(toEntry),
+    };
+  }
 
   /**
    * Balances and entries from one REPEATABLE READ snapshot, so opening + entries = closing even
@@ -151,8 +203,8 @@ function toEntry(row: EntryRow): StatementEntry {
     type: row.type,
     entryType: row.entry_type,
     counterpartyUpiId: row.counterparty_upi_id,
-    amount: new Money(row.amount),
-    balanceAfter: new Money(row.balance_after),
+    amount: row.amount,
+    balanceAfter: row.balance_after,
     note: row.note,
   };
 }

@@ -94,8 +94,7 @@ export class TransactionsController {
     @CurrentUser() caller: AuthenticatedUser,
   ): Promise<ListPage<TransactionResponse>> {
     const request = readListRequest(query, { allowed: TRANSACTION_SORT_KEYS, fallback: 'createdAt', fromQuery: true });
-    const page = await this.transactions.listFor(upiId, caller, request);
-    return { ...page, content: page.content.map(TransactionResponse.of) };
+    return this.transactions.listFor(upiId, caller, request);
   }
 
   @Get(':id')

@@ -1,9 +1,19 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import type { Pool } from 'pg';
 import { DataSource, type Repository } from 'typeorm';
 import { requireParty, requireSelf } from '../access/access-rules';
 import type { AuthenticatedUser } from '../access/authenticated-user';
 import { invalidRequest } from '../common/errors/api-error';
-import { type ListPage, type ListRequest, toCursorPage, toPage, withNextCursor } from '../common/paging/page';
+import {
+  type ListPage,
+  type ListRequest,
+  type PageRequest,
+  toCursorPage,
+  toPage,
+  withNextCursor,
+} from '../common/paging/page';
+import { PG_POOL } from '../database/pg-pool';
+import { TransactionResponse } from './transaction.dto';
 import { Transaction } from './transaction.entity';
 
 export const TRANSACTION_SORT_KEYS = ['createdAt', 'amount'] as const;
@@ -12,12 +22,61 @@ export type TransactionSortKey = (typeof TRANSACTION_SORT_KEYS)[number];
 const SORT_COLUMNS: Record<TransactionSortKey, string> = { createdAt: 't.createdAt', amount: 't.amount' };
 const KEYSET_COLUMNS: Record<TransactionSortKey, string> = { createdAt: 'created_at', amount: 'amount' };
 
+/**
+ * The count and an offset page in one statement. Sent and received are two ordered index ranges,
+ * each read no further than the page's end and merged with UNION ALL (a transfer is never to
+ * oneself, so nothing appears twice); an OR would sort the user's whole history. A user without
+ * transactions still comes back as one row, with null transaction columns.
+ */
+function offsetPageQuery(key: string): string {
+  const side = (party: string) => `(
+    SELECT x.id, x.${key} FROM transactions x, owner WHERE x.${party} = owner.id
+    ORDER BY x.${key} DESC, x.id DESC LIMIT $2::bigint + $3::bigint)`;
+  const count = (party: string) => `(SELECT count(*) FROM transactions c, owner WHERE c.${party} = owner.id)`;
+  return `
+    WITH owner AS (SELECT u.id FROM users u WHERE lower(u.upi_id) = lower($1))
+    SELECT ${count('sender_id')} + ${count('receiver_id')} AS total,
+           t.id, t.reference_id, t.sender_upi_id, t.receiver_upi_id, t.amount, t.status, t.type, t.note,
+           t.created_at, t.original_reference_id, t.reversed_amount
+    FROM (SELECT 1) one
+    LEFT JOIN LATERAL (
+      SELECT k.id FROM (${side('sender_id')} UNION ALL ${side('receiver_id')}) k
+      ORDER BY k.${key} DESC, k.id DESC OFFSET $2 LIMIT $3) p ON true
+    LEFT JOIN transactions t ON t.id = p.id
+    ORDER BY t.${key} DESC, t.id DESC`;
+}
+
+const OFFSET_PAGE_QUERIES = Object.fromEntries(
+  TRANSACTION_SORT_KEYS.map((key) => [
+    key,
+    { name: `transactions-page-${key}`, text: offsetPageQuery(KEYSET_COLUMNS[key]) },
+  ]),
+) as Record<TransactionSortKey, { name: string; text: string }>;
+
+interface TransactionRow {
+  total: string;
+  id: string;
+  reference_id: string;
+  sender_upi_id: string;
+  receiver_upi_id: string;
+  amount: string;
+  status: string;
+  type: string;
+  note: string | null;
+  created_at: Date;
+  original_reference_id: string | null;
+  reversed_amount: string;
+}
+
 /** Reads of transactions: only their two parties may see them. */
 @Injectable()
 export class TransactionsService {
   private readonly transactions: Repository<Transaction>;
 
-  constructor(private readonly dataSource: DataSource) {
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(PG_POOL) private readonly pool: Pool,
+  ) {
     this.transactions = dataSource.getRepository(Transaction);
   }
 
@@ -31,19 +90,21 @@ export class TransactionsService {
     upiId: string,
     caller: AuthenticatedUser,
     request: ListRequest<TransactionSortKey>,
-  ): Promise<ListPage<Transaction>> {
+  ): Promise<ListPage<TransactionResponse>> {
     requireSelf(caller, upiId, 'You may only list your own transactions');
-    if (request.kind === 'cursor') return this.listAfter(upiId, request);
-    const [content, total] = await this.transactions
-      .createQueryBuilder('t')
-      .innerJoin('users', 'u', 'lower(u.upi_id) = lower(:upiId)', { upiId })
-      .where('(t.sender_id = u.id OR t.receiver_id = u.id)')
-      .orderBy(SORT_COLUMNS[request.sortBy], 'DESC')
-      .addOrderBy('t.id', 'DESC')
-      .offset(request.page * request.size)
-      .limit(request.size)
-      .getManyAndCount();
-    return withNextCursor(toPage(content, request, total), request.sortBy, transactionId);
+    if (request.kind === 'offset') return this.offsetPage(upiId, request);
+    const page = await this.listAfter(upiId, request);
+    return { ...page, content: page.content.map(TransactionResponse.of) };
+  }
+
+  private async offsetPage(upiId: string, request: PageRequest<TransactionSortKey>) {
+    const { rows } = await this.pool.query<TransactionRow>({
+      ...OFFSET_PAGE_QUERIES[request.sortBy],
+      values: [upiId, request.page * request.size, request.size],
+    });
+    const content = rows[0].id === null ? [] : rows;
+    const page = withNextCursor(toPage(content, request, Number(rows[0].total)), request.sortBy, transactionId);
+    return { ...page, content: content.map(responseOf) };
   }
 
   /**
@@ -79,4 +140,20 @@ export class TransactionsService {
   }
 }
 
-const transactionId = (transaction: Transaction) => transaction.id;
+const transactionId = (transaction: { id: string }) => transaction.id;
+
+function responseOf(row: TransactionRow): TransactionResponse {
+  return TransactionResponse.from({
+    transactionId: row.id,
+    referenceId: row.reference_id,
+    senderUpiId: row.sender_upi_id,
+    receiverUpiId: row.receiver_upi_id,
+    amount: row.amount,
+    status: row.status,
+    type: row.type,
+    note: row.note,
+    createdAt: row.created_at.toISOString(),
+    originalReferenceId: row.original_reference_id,
+    reversedAmount: row.reversed_amount,
+  });
+}

@@ -106,7 +106,12 @@ export class UsersController {
     @CurrentUser() caller: AuthenticatedUser,
   ): Promise<ListPage<LedgerEntryResponse>> {
     const request = readListRequest(query, { allowed: ['createdAt'], fallback: 'createdAt', fromQuery: false });
-    const user = requireOwner(caller, await this.users.findByReferenceId(id), `No user with reference ID ${id}`);
+    const notFound = `No user with reference ID ${id}`;
+    // An offset page (what clients read most) comes in one round trip with its owner.
+    if (request.kind === 'offset') {
+      return requireOwner(caller, await this.users.ledgerPageOf(id, request), notFound).page;
+    }
+    const user = requireOwner(caller, await this.users.findByReferenceId(id), notFound);
     const page = await this.users.ledgerOf(user, request);
     return { ...page, content: page.content.map((entry) => LedgerEntryResponse.of(entry, user.referenceId)) };
   }

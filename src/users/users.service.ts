@@ -114,6 +114,11 @@ export class UsersService {
       .getMany();
   }
 
+  /** An offset page of the ledger of the account with this reference ID, with that account's owner fields. */
+  ledgerPageOf(referenceId: string, request: PageRequest) {
+    return this.ledger.ownedPage(referenceId, request);
+  }
+
   ledgerOf(user: User, request: ListRequest) {
     return this.ledger.history(user.id, request);
   }
