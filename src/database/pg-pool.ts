@@ -1,8 +1,9 @@
 import { Pool } from 'pg';
 
 /**
- * Injection token for the service's own pg pool: the hot path (one function call per money
- * movement) and the samplers use it directly; TypeORM keeps its own pool for the ORM reads.
+ * Injection token for the service's own pg pool: the hot paths (one function call per money
+ * movement; the history reads' first pages, one statement each) and the samplers use it
+ * directly; TypeORM keeps its own pool for the other reads and the writes outside movements.
  */
 export const PG_POOL = Symbol('PG_POOL');
 
