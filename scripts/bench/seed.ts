@@ -213,7 +213,7 @@ function seedStatements(plan: SeedPlan, nonce: string, base: Record<string, stri
      SELECT ${base.events} + k + 1, ${uuid('e', 'k')}, 'TransferCompleted', ${upi('i')},
             -- The event as the service writes it; seeded UPI IDs and numbers need no JSON escaping.
             format('{"eventId":"%s","eventType":"TransferCompleted","occurredAt":"%s","transactionId":%s,"transactionReferenceId":"%s","senderUpiId":"%s","receiverUpiId":"%s","amount":"%s","currency":"INR","note":null}',
-              ${uuid('e', 'k')}, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+              ${uuid('e', 'k')}, iso_millis(at),
               ${base.transactions} + k + 1, ${uuid('t', 'k')}, ${upi('i')}, ${upi('r')}, a),
             at, at, 1
      FROM (${transfers}) s`,

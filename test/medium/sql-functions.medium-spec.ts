@@ -37,3 +37,17 @@ describe('database functions match their canonical files', () => {
     }
   });
 });
+
+describe('iso_millis', () => {
+  let db: Client;
+  beforeAll(async () => (db = await connectTestDatabase()));
+  afterAll(() => db.end());
+
+  it('writes a time as the bodies do: UTC, ISO 8601, three decimals, whatever the session zone', async () => {
+    await db.query(`SET TIME ZONE 'Asia/Kolkata'`);
+    const { rows } = await db.query<{ at: string; whole: string }>(
+      `SELECT iso_millis('2026-11-23T10:21:15.1+05:30') AS at, iso_millis('2026-01-02T03:04:05Z') AS whole`,
+    );
+    expect(rows[0]).toEqual({ at: '2026-11-23T04:51:15.100Z', whole: '2026-01-02T03:04:05.000Z' });
+  });
+});

@@ -17,7 +17,7 @@ CREATE OR REPLACE FUNCTION reverse_transfer(
 LANGUAGE plpgsql AS $$
 DECLARE
   v_now timestamptz := date_trunc('milliseconds', now());
-  v_at text := to_char(date_trunc('milliseconds', now()) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
+  v_at text := iso_millis(v_now);
   v_claim record;
   v_original transactions%ROWTYPE;
   v_payer users%ROWTYPE;
@@ -64,7 +64,7 @@ BEGIN
     -- Stamp the movement once its accounts are locked: an account's entries then carry times in
     -- the order they commit, which statements and balance history rely on.
     v_now := date_trunc('milliseconds', clock_timestamp());
-    v_at := to_char(v_now AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
+    v_at := iso_millis(v_now);
 
     IF v_payer.balance < v_amount THEN
       v_code := 'insufficient-balance';

@@ -32,7 +32,7 @@ DECLARE
   v_receiver_hash char(64);
   -- Millisecond precision, so the stored time and every JSON rendering of it agree.
   v_now timestamptz := date_trunc('milliseconds', now());
-  v_at text := to_char(date_trunc('milliseconds', now()) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
+  v_at text := iso_millis(v_now);
   v_code text;
   v_data jsonb := '{}';
 BEGIN
@@ -73,7 +73,7 @@ BEGIN
       -- Stamp the movement once its accounts are locked: an account's entries then carry times in
       -- the order they commit, which statements and balance history rely on.
       v_now := date_trunc('milliseconds', clock_timestamp());
-      v_at := to_char(v_now AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
+      v_at := iso_millis(v_now);
       -- Each entry chains to its account's head hash, read from the row locked above: no extra lock.
       v_sender_hash := ledger_entry_hash(v_sender.last_entry_hash, v_sender.id, p_reference_id, 'DEBIT',
         p_amount, v_sender.balance, v_sender.balance - p_amount, v_now);

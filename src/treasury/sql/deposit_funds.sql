@@ -14,7 +14,7 @@ CREATE OR REPLACE FUNCTION deposit_funds(
 LANGUAGE plpgsql AS $$
 DECLARE
   v_now timestamptz := date_trunc('milliseconds', now());
-  v_at text := to_char(date_trunc('milliseconds', now()) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
+  v_at text := iso_millis(v_now);
   v_claim record;
   v_user users%ROWTYPE;
   v_transaction_id bigint;
@@ -38,7 +38,7 @@ BEGIN
     -- Stamp the movement once its accounts are locked: an account's entries then carry times in
     -- the order they commit, which statements and balance history rely on.
     v_now := date_trunc('milliseconds', clock_timestamp());
-    v_at := to_char(v_now AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
+    v_at := iso_millis(v_now);
     INSERT INTO transactions (reference_id, sender_id, receiver_id, sender_upi_id, receiver_upi_id, amount, note,
                               type, created_at)
     VALUES (p_reference_id, 0, v_user.id, 'treasury', v_user.upi_id, p_amount, p_note, 'DEPOSIT', v_now)
