@@ -19,7 +19,7 @@ export function entryJson(entry: StatementEntry) {
   };
 }
 
-const CSV_HEAD = `${CSV_HEADER}\r\n`;
+export const CSV_HEAD = `${CSV_HEADER}\r\n`;
 
 /** RFC 4180: CRLF line ends; a field with a comma, quote, CR or LF is quoted, quotes doubled. */
 export async function* statementCsv(chunks: AsyncIterable<StatementChunk>): AsyncGenerator<string> {

@@ -1,4 +1,5 @@
 import { invalidRequest, ValidationError } from '../common/errors/api-error';
+import { type Query, single } from '../common/paging/page';
 
 /** [from, to): entries at `from` are in, entries at `to` are not. */
 export interface StatementRange {
@@ -16,8 +17,6 @@ const DAY_MS = 86_400_000;
 // A calendar date (midnight UTC) or a date-time with an explicit offset: a local time would
 // mean something different on every server.
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/;
-
-type Query = Record<string, unknown> | undefined;
 
 /**
  * from and to, each optional: to defaults to now, from to 30 days before to. A value that is
@@ -57,11 +56,4 @@ function isCalendarDate(text: string): boolean {
   const [year, month, day] = text.split('-').map(Number);
   const date = new Date(Date.UTC(year, month - 1, day));
   return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
-}
-
-function single(query: Query, name: string): string | undefined {
-  const value = query?.[name];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string') throw invalidRequest(`${name} must be given once`);
-  return value;
 }

@@ -21,7 +21,7 @@ import { ApiProblems } from '../docs/api-docs';
 import { UsersService } from '../users/users.service';
 import { prefersCsv } from './accept';
 import { BalancePointResponse, StatementEntryResponse, StatementResponse } from './statement.dto';
-import { CSV_HEADER, statementCsv, statementCsvText, statementJson, statementJsonText } from './statement-format';
+import { CSV_HEAD, statementCsv, statementCsvText, statementJson, statementJsonText } from './statement-format';
 import { BALANCE_INTERVALS, readInterval, readStatementRange, type StatementRange } from './statement-query';
 import { type StatementBalances, type StatementChunk, StatementsService } from './statements.service';
 
@@ -69,7 +69,7 @@ export class StatementsController {
       'text/csv': {
         schema: { type: 'string' },
         example:
-          `${CSV_HEADER}\r\n` +
+          CSV_HEAD +
           '2026-11-20T09:15:02.123Z,0b6f8f0e-8f5e-4d4a-9a57-3f1c2d4e5a6b,TRANSFER,DEBIT,bob@okbank,120.5000,379.5000,dinner\r\n',
       },
     },

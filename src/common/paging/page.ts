@@ -20,7 +20,7 @@ export interface Page<T> {
   last: boolean;
 }
 
-type Query = Record<string, unknown> | undefined;
+export type Query = Record<string, unknown> | undefined;
 
 export type PageBounds = Omit<PageRequest, 'sortBy'>;
 
@@ -131,7 +131,8 @@ export function withNextCursor<T>(page: Page<T>, sortBy: string, idOf: (row: T) 
   return { ...page, nextCursor };
 }
 
-function single(query: Query, name: string): string | undefined {
+/** A query parameter given at most once (a repeated one is 400). */
+export function single(query: Query, name: string): string | undefined {
   const value = query?.[name];
   if (value === undefined) return undefined;
   if (typeof value !== 'string') throw invalidRequest(`${name} must be given once`);
