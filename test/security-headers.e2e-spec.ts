@@ -42,5 +42,15 @@ describe('security headers', () => {
       expect(securityHeadersOf(response.headers)).toEqual(SECURITY_HEADERS);
       expect(response.headers.get('x-powered-by')).toBeNull();
     }
+    // Nothing beside them: the problem answer carries these and the HTTP basics, no other header.
+    const others = [...responses[1].headers.keys()].filter((name) => !(name in SECURITY_HEADERS));
+    expect(others.sort()).toEqual([
+      'connection',
+      'content-length',
+      'content-type',
+      'date',
+      'keep-alive',
+      'x-request-id',
+    ]);
   });
 });
