@@ -11,9 +11,10 @@ import type { Counter, Histogram } from 'prom-client';
 import { catchError, map, type Observable, throwError } from 'rxjs';
 import { ApiError } from '../common/errors/api-error';
 import { ERROR_DESCRIPTORS } from '../common/errors/error-code';
+import { instanceOf } from '../common/errors/problem.filter';
 import { IDEMPOTENT_REPLAYED_HEADER, readIdempotencyKey } from './idempotency-key';
 import { MOVEMENT_SECONDS, MOVEMENTS_TOTAL } from './idempotency-metrics';
-import { isIdempotentAnswer } from './stored-outcome';
+import { type AnswerContext, isIdempotentAnswer } from './stored-outcome';
 
 type KeyedRequest = FastifyRequest & { idempotencyKey?: string };
 
@@ -22,6 +23,12 @@ export const IdempotencyKey = createParamDecorator((_data: unknown, context: Exe
   const key = context.switchToHttp().getRequest<KeyedRequest>().idempotencyKey;
   if (key === undefined) throw new Error('IdempotencyKey used on a route without IdempotencyInterceptor');
   return key;
+});
+
+/** What the first answer fixes (request id, path), for the movement to store with its outcome. */
+export const AnswerContextOf = createParamDecorator((_data: unknown, context: ExecutionContext): AnswerContext => {
+  const request = context.switchToHttp().getRequest<FastifyRequest>();
+  return { requestId: String(request.id), instance: instanceOf(request) };
 });
 
 /**

@@ -1,4 +1,4 @@
-import { Body, Controller, Param, Post, Req, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Param, Post, UseInterceptors } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiBody,
@@ -8,15 +8,14 @@ import {
   ApiParam,
   ApiTags,
 } from '@nestjs/swagger';
-import type { FastifyRequest } from 'fastify';
 import { CurrentUser } from '../access/access.decorators';
 import type { AuthenticatedUser } from '../access/authenticated-user';
 import { UuidParamPipe } from '../common/http/params';
 import { ErrorCode } from '../common/errors/error-code';
 import { ApiProblems } from '../docs/api-docs';
 import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/idempotency-key';
-import { IdempotencyInterceptor, IdempotencyKey } from '../idempotency/idempotency.interceptor';
-import type { IdempotentAnswer } from '../idempotency/stored-outcome';
+import { AnswerContextOf, IdempotencyInterceptor, IdempotencyKey } from '../idempotency/idempotency.interceptor';
+import type { AnswerContext, IdempotentAnswer } from '../idempotency/stored-outcome';
 import { ReversalRequest } from './reversal.dto';
 import { ReversalService } from './reversal.service';
 import { TransactionResponse } from './transaction.dto';
@@ -81,9 +80,8 @@ export class ReversalsController {
     @Body() request: ReversalRequest,
     @IdempotencyKey() idempotencyKey: string,
     @CurrentUser() caller: AuthenticatedUser,
-    @Req() http: FastifyRequest,
+    @AnswerContextOf() context: AnswerContext,
   ): Promise<IdempotentAnswer> {
-    const context = { requestId: String(http.id), instance: http.url.split('?')[0] };
     return this.reversals.reverse({ caller, originalReferenceId, request, idempotencyKey, context });
   }
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Param, Post, Query, Req, UseGuards, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Query, UseGuards, UseInterceptors } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiBody,
@@ -11,15 +11,14 @@ import {
 } from '@nestjs/swagger';
 import { ErrorCode } from '../common/errors/error-code';
 import { ApiProblems } from '../docs/api-docs';
-import type { FastifyRequest } from 'fastify';
 import { CurrentUser } from '../access/access.decorators';
 import type { AuthenticatedUser } from '../access/authenticated-user';
 import { UuidParamPipe } from '../common/http/params';
 import { type ListPage, readListRequest } from '../common/paging/page';
 import { ApiListPageResponse, ApiListQueries } from '../common/paging/paging.docs';
 import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/idempotency-key';
-import { IdempotencyInterceptor, IdempotencyKey } from '../idempotency/idempotency.interceptor';
-import type { IdempotentAnswer } from '../idempotency/stored-outcome';
+import { AnswerContextOf, IdempotencyInterceptor, IdempotencyKey } from '../idempotency/idempotency.interceptor';
+import type { AnswerContext, IdempotentAnswer } from '../idempotency/stored-outcome';
 import { TransactionResponse } from './transaction.dto';
 import { TRANSACTION_SORT_KEYS, TransactionsService } from './transactions.service';
 import { SenderIsCallerGuard, TransferRateLimitGuard } from './transfer.guards';
@@ -76,9 +75,8 @@ export class TransactionsController {
     @Body() request: TransferRequest,
     @IdempotencyKey() idempotencyKey: string,
     @CurrentUser() caller: AuthenticatedUser,
-    @Req() http: FastifyRequest,
+    @AnswerContextOf() context: AnswerContext,
   ): Promise<IdempotentAnswer> {
-    const context = { requestId: String(http.id), instance: http.url.split('?')[0] };
     return this.transfers.transfer({ caller, request, idempotencyKey, context });
   }
 

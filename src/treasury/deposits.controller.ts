@@ -1,13 +1,12 @@
-import { Body, Controller, Post, Req, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Post, UseInterceptors } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyRequest } from 'fastify';
 import { CurrentUser, Roles } from '../access/access.decorators';
 import { type AuthenticatedUser, ROLE_ADMIN } from '../access/authenticated-user';
 import { ErrorCode } from '../common/errors/error-code';
 import { ApiProblems } from '../docs/api-docs';
 import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/idempotency-key';
-import { IdempotencyInterceptor, IdempotencyKey } from '../idempotency/idempotency.interceptor';
-import type { IdempotentAnswer } from '../idempotency/stored-outcome';
+import { AnswerContextOf, IdempotencyInterceptor, IdempotencyKey } from '../idempotency/idempotency.interceptor';
+import type { AnswerContext, IdempotentAnswer } from '../idempotency/stored-outcome';
 import { TransactionResponse } from '../transactions/transaction.dto';
 import { DepositRequest } from './deposit.dto';
 import { DepositService } from './deposit.service';
@@ -61,9 +60,8 @@ export class DepositsController {
     @Body() request: DepositRequest,
     @IdempotencyKey() idempotencyKey: string,
     @CurrentUser() caller: AuthenticatedUser,
-    @Req() http: FastifyRequest,
+    @AnswerContextOf() context: AnswerContext,
   ): Promise<IdempotentAnswer> {
-    const context = { requestId: String(http.id), instance: http.url.split('?')[0] };
     return this.deposits.deposit({ caller, request, idempotencyKey, context });
   }
 }

@@ -124,6 +124,11 @@ function methodNotAllowed(request: FastifyRequest): ApiError | undefined {
   );
 }
 
+/** A problem's `instance`: the request's path, without its query. */
+export function instanceOf(request: FastifyRequest): string {
+  return request.url.split('?')[0];
+}
+
 export function buildProblem(errorsBaseUrl: string, error: ApiError, request: FastifyRequest): ProblemBody {
   const descriptor = ERROR_DESCRIPTORS[error.code];
   const body: ProblemBody = {
@@ -131,7 +136,7 @@ export function buildProblem(errorsBaseUrl: string, error: ApiError, request: Fa
     title: descriptor.title,
     status: descriptor.status,
     detail: error.detail,
-    instance: request.url.split('?')[0],
+    instance: instanceOf(request),
     timestamp: new Date().toISOString(),
     requestId: String(request.id),
   };
