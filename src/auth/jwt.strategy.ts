@@ -9,7 +9,7 @@ import { unauthorized } from '../common/errors/api-error';
 import { AppConfig } from '../config/app-config';
 import { RevocationService } from './revocation.service';
 import type { TokenClaims } from './token.service';
-import { VerifiedTokens } from './verified-tokens';
+import { type TokenCaller, VerifiedTokens } from './verified-tokens';
 
 const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/;
 
@@ -64,31 +64,38 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) implem
 
   /** Called by passport-jwt once the signature and expiry hold; the token is then remembered as verified. */
   async validate(request: FastifyRequest, claims: Partial<TokenClaims>): Promise<AuthenticatedUser> {
-    const user = await this.userOf(claims);
-    // userOf has checked exp (a number) and every other claim.
-    this.verified.remember(bearerToken(request)!, claims, claims.exp!);
-    return user;
+    const caller = callerOf(claims);
+    await this.refuseRevoked(caller);
+    this.verified.remember(bearerToken(request)!, caller);
+    return caller;
   }
 
   /** The caller of a token verified before and not expired since, or undefined for passport to verify it. */
   async knownCaller(request: FastifyRequest): Promise<AuthenticatedUser | undefined> {
     const token = bearerToken(request);
-    const claims = token === null ? undefined : this.verified.claimsOf(token);
-    return claims && this.userOf(claims);
+    const caller = token === null ? undefined : this.verified.callerOf(token);
+    if (caller) await this.refuseRevoked(caller);
+    return caller;
   }
 
-  private async userOf(claims: Partial<TokenClaims>): Promise<AuthenticatedUser> {
-    const { sub, referenceId, roles, jti, exp } = claims;
-    if (typeof exp !== 'number') throw unauthorized('The bearer token has no expiry (exp)');
-    if (
-      typeof sub !== 'string' ||
-      typeof referenceId !== 'string' ||
-      !Array.isArray(roles) ||
-      typeof jti !== 'string'
-    ) {
-      throw unauthorized('The bearer token is missing required claims');
+  private async refuseRevoked(caller: TokenCaller): Promise<void> {
+    if (await this.revocations.isRevoked(caller.upiId, caller.token.id)) {
+      throw unauthorized('The bearer token has been revoked');
     }
-    if (await this.revocations.isRevoked(sub, jti)) throw unauthorized('The bearer token has been revoked');
-    return { upiId: sub, referenceId, roles: roles as string[], token: { id: jti, expiresAtMs: exp * 1000 } };
   }
+}
+
+/** Insists on every claim we issue, `exp` and `jti` included. Frozen: one caller serves every request with its token. */
+function callerOf(claims: Partial<TokenClaims>): TokenCaller {
+  const { sub, referenceId, roles, jti, exp } = claims;
+  if (typeof exp !== 'number') throw unauthorized('The bearer token has no expiry (exp)');
+  if (typeof sub !== 'string' || typeof referenceId !== 'string' || !Array.isArray(roles) || typeof jti !== 'string') {
+    throw unauthorized('The bearer token is missing required claims');
+  }
+  return Object.freeze({
+    upiId: sub,
+    referenceId,
+    roles: Object.freeze([...(roles as string[])]) as string[],
+    token: Object.freeze({ id: jti, expiresAtMs: exp * 1000 }),
+  });
 }
