@@ -13,7 +13,7 @@ import { type TokenCaller, VerifiedTokens } from './verified-tokens';
 
 const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/;
 
-export const JWT_STRATEGY = 'jwt';
+const JWT_STRATEGY = 'jwt';
 
 let strategiesMade = 0;
 

@@ -11,7 +11,7 @@ import { findRepoRoot } from '../common/repo-root';
  * A change of a function's arguments or result type still needs a versioned migration that drops
  * the old one first (CREATE OR REPLACE cannot change them).
  */
-export interface SqlFunctionFile {
+interface SqlFunctionFile {
   name: string;
   path: string;
   sql: string;
@@ -19,7 +19,7 @@ export interface SqlFunctionFile {
 }
 
 /** src/ in a checkout (the canonical files); dist/src/ where only the build was shipped. */
-export function sqlSourceRoot(): string {
+function sqlSourceRoot(): string {
   const source = join(findRepoRoot(), 'src');
   return existsSync(source) ? source : join(__dirname, '..');
 }

@@ -10,7 +10,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
 
 /** Every code a money movement's SQL function (or idempotent_replay) can answer. */
-export type MovementOutcomeCode =
+type MovementOutcomeCode =
   | 'completed'
   | 'self-transfer'
   | 'user-not-found'

@@ -15,7 +15,7 @@ import { PG_POOL } from '../database/pg-pool';
 import { RATE_LIMIT_REJECTIONS } from './transfer-metrics';
 
 /** Created by a migration (1764001000000), never at run time. */
-export const RATE_LIMIT_TABLE = 'transfer_rate_limits';
+const RATE_LIMIT_TABLE = 'transfer_rate_limits';
 
 /**
  * RATE_LIMIT_PER_SECOND transfers per second per user. With RATE_LIMIT_STORE=memory (the
