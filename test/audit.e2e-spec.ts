@@ -268,13 +268,17 @@ describe('the ledger audit', () => {
     expect((await audit(url)).report.ok).toBe(true);
   });
 
-  it('catches orphans: entries whose transaction is gone, a transaction whose receiver is gone', async () => {
+  it('catches orphans: entries whose transaction is gone, a transaction whose sender and receiver are gone', async () => {
     // No foreign key guards these since migration 1764001100000; the audit must see what one would refuse.
     const [, , entry] = await entriesOf(bob);
     const transaction = (await db.query('SELECT * FROM transactions WHERE id = $1', [entry.transaction_id])).rows[0];
     const ghost = '999999999';
+    const ghostSender = '999999998';
     await tampering('DELETE FROM transactions WHERE id = $1', [transaction.id]);
-    await tampering('UPDATE transactions SET receiver_id = $1 WHERE id = (SELECT max(id) FROM transactions)', [ghost]);
+    await tampering(
+      'UPDATE transactions SET sender_id = $1, receiver_id = $2 WHERE id = (SELECT max(id) FROM transactions)',
+      [ghostSender, ghost],
+    );
     const orphaned = (await db.query('SELECT id FROM transactions WHERE receiver_id = $1', [ghost])).rows[0];
     try {
       const cli = await audit(url, true);
@@ -284,6 +288,7 @@ describe('the ledger audit', () => {
         expect.arrayContaining([
           { kind: 'ledger-entry', id: Number(entry.id), missing: 'transaction', missingId: Number(transaction.id) },
           { kind: 'transaction', id: Number(orphaned.id), missing: 'receiver', missingId: Number(ghost) },
+          { kind: 'transaction', id: Number(orphaned.id), missing: 'sender', missingId: Number(ghostSender) },
         ]),
       );
       const response = await t.api.get('/api/v1/admin/audit', admin.token);
@@ -304,8 +309,8 @@ describe('the ledger audit', () => {
         columns.map((c) => transaction[c]),
       );
       await tampering(
-        `UPDATE transactions t SET receiver_id = u.id FROM users u
-         WHERE t.id = $1 AND lower(u.upi_id) = lower(t.receiver_upi_id)`,
+        `UPDATE transactions t SET sender_id = s.id, receiver_id = r.id FROM users s, users r
+         WHERE t.id = $1 AND lower(s.upi_id) = lower(t.sender_upi_id) AND lower(r.upi_id) = lower(t.receiver_upi_id)`,
         [orphaned.id],
       );
     }
