@@ -63,7 +63,9 @@ export class LoginAttemptsRepository {
            WHEN a.locked_until IS NULL AND a.failed_count + 1 > $2 THEN a.lock_count + 1 ELSE a.lock_count END,
          updated_at = now()
        RETURNING failed_count, locked_until = 'infinity' AS permanent,
-                 ceil(extract(epoch FROM least(locked_until, now() + interval '100 years') - now()))::int AS retry_after`,
+                 CASE WHEN locked_until IS NOT NULL
+                   THEN ceil(extract(epoch FROM least(locked_until, now() + interval '1 year') - now()))::int
+                 END AS retry_after`,
       [upiId, max, this.config.loginLockoutSeconds, source],
     )) as { failed_count: number; retry_after: number | null; permanent: boolean | null }[];
     const { failed_count: count, retry_after: retryAfter, permanent } = rows[0];
