@@ -84,7 +84,7 @@ describe('login abuse', () => {
       expect((await loginFrom(t, '203.0.113.10', upiId, PIN)).status).toBe(200);
     });
 
-    it("does not let failures from other addresses lock the owner out of an address they logged in from before", async () => {
+    it('does not let failures from other addresses lock the owner out of an address they logged in from before', async () => {
       const upiId = await registerWithPin(t);
       expect((await loginFrom(t, '198.51.100.5', upiId, PIN)).status).toBe(200);
 
