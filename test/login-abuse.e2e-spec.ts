@@ -153,6 +153,14 @@ describe('login abuse', () => {
         trustProxy: production.trustProxy,
       }).toEqual({ login: 60, registration: 10, trustProxy: false });
     });
+
+    it('reads TRUST_PROXY as Fastify takes it and refuses anything else at boot', () => {
+      const read = (value: string) => loadConfig({ JWT_SECRET: 'x'.repeat(32), TRUST_PROXY: value }).trustProxy;
+      expect(read('2')).toBe(2);
+      expect(read('10.0.0.0/8, 192.168.1.10,::1')).toEqual(['10.0.0.0/8', '192.168.1.10', '::1']);
+      expect(() => read('true')).toThrow(/TRUST_PROXY must be a hop count/);
+      expect(() => read('10.0.0.0/33')).toThrow(/TRUST_PROXY must be a hop count/);
+    });
   });
 
   describe('the cost of a refusal', () => {

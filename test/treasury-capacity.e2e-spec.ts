@@ -52,6 +52,19 @@ describe('treasury capacity and opening balances', () => {
     });
   });
 
+  it('opens new treasury rows for concurrent registrations without a deadlock or a lost cent', async () => {
+    // Every row is full by now, so each of these needs a row of its own, opened concurrently.
+    const answers = await Promise.all(Array.from({ length: 16 }, () => register(LARGEST)));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(16).fill(201));
+    const { rows } = await db.query(
+      `SELECT count(*)::int AS n, count(DISTINCT upi_id)::int AS names FROM users WHERE kind = 'TREASURY'`,
+    );
+    // Each maximal opening fills exactly one row: 98 openings, 98 rows (eight original, 90 opened).
+    expect(rows[0]).toEqual({ n: 98, names: 98 });
+    const report = await auditLedger(db);
+    expect({ ok: report.ok, globalSum: report.globalSum }).toEqual({ ok: true, globalSum: '0.0000' });
+  });
+
   it('production defaults OPENING_BALANCE_MAX to 0 and AUTH_PIN_REQUIRED to true; the spec defaults stay elsewhere', () => {
     const production = loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) });
     expect({ max: production.openingBalanceMax, pin: production.authPinRequired }).toEqual({ max: '0', pin: true });

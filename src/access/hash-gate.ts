@@ -3,20 +3,20 @@ import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-code';
 
 /**
- * At most this many PIN hashes run at once (scrypt on libuv's pool), and at most QUEUED wait:
+ * At most HASHES_RUNNING PIN hashes run at once (scrypt on libuv's pool), and HASHES_QUEUED wait:
  * beyond that a login or registration is 503 at once instead of queueing behind a flood, so a
  * burst of hashing costs a bounded amount of CPU and memory (each hash holds 32 MiB).
  */
-const RUNNING = Math.max(2, availableParallelism());
-const QUEUED = 64;
+export const HASHES_RUNNING = Math.max(2, availableParallelism());
+export const HASHES_QUEUED = 64;
 
 let running = 0;
 const waiting: (() => void)[] = [];
 
 /** Runs one PIN hash under the process-wide limit; 503 service-unavailable when the queue is full. */
 export async function gatedHash<T>(hash: () => Promise<T>): Promise<T> {
-  if (running >= RUNNING) {
-    if (waiting.length >= QUEUED) {
+  if (running >= HASHES_RUNNING) {
+    if (waiting.length >= HASHES_QUEUED) {
       throw new ApiError(ErrorCode.ServiceUnavailable, 'Too many PIN checks in progress; retry shortly', {
         headers: { 'Retry-After': '1' },
       });
