@@ -122,6 +122,16 @@ describe('security holes closed', () => {
     for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'no_such_metric']) {
       expectProblem(await t.api.get(`/actuator/metrics/${name}`), 404, 'not-found');
     }
+    // Tags are matched against a series' own labels only, never against prototype members.
+    const metric = '/actuator/metrics/http_server_requests_seconds';
+    expect((await t.api.get(metric)).status).toBe(200);
+    for (const tag of [
+      '__proto__:x',
+      `constructor:${String(Object)}`,
+      `toString:${String(Object.prototype.toString)}`,
+    ]) {
+      expectProblem(await t.api.get(`${metric}?tag=${encodeURIComponent(tag)}`), 404, 'not-found');
+    }
   });
 
   it('10. a body nested deeper than 64 levels is 400 problem+json, anonymously too', async () => {
