@@ -28,7 +28,9 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     genReqId: requestIdFor,
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT_BYTES,
-    trustProxy: true,
+    // The client address per-IP limits use: from TRUST_PROXY, never from the leftmost X-Forwarded-For.
+    // Fastify takes a hop count too; the adapter's typings leave the number out.
+    trustProxy: config.trustProxy as boolean | string[],
     ...httpLayerErrorOptions(config.errorsBaseUrl),
   });
   configureFastify(adapter.getInstance());

@@ -1,5 +1,6 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
+import { gatedHash } from './hash-gate';
 
 const scryptAsync = promisify(scrypt) as (
   password: string,
@@ -21,7 +22,7 @@ const PREFIX = 'scrypt';
 /** `scrypt$N$r$p$salt$hash` (base64url), so the cost can be raised later without breaking old hashes. */
 export async function hashPin(pin: string): Promise<string> {
   const salt = randomBytes(16);
-  const hash = await scryptAsync(pin, salt, KEY_LENGTH, COST);
+  const hash = await gatedHash(() => scryptAsync(pin, salt, KEY_LENGTH, COST));
   return [PREFIX, COST.N, COST.r, COST.p, salt.toString('base64url'), hash.toString('base64url')].join('$');
 }
 
@@ -30,6 +31,6 @@ export async function verifyPin(pin: string, stored: string): Promise<boolean> {
   if (prefix !== PREFIX || !salt || !expected) return false;
   const cost = { N: Number(n), r: Number(r), p: Number(p), maxmem: COST.maxmem };
   const want = Buffer.from(expected, 'base64url');
-  const got = await scryptAsync(pin, Buffer.from(salt, 'base64url'), want.length, cost);
+  const got = await gatedHash(() => scryptAsync(pin, Buffer.from(salt, 'base64url'), want.length, cost));
   return timingSafeEqual(got, want);
 }

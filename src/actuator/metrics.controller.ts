@@ -25,7 +25,10 @@ export class MetricsController {
   async metric(@Param('name') name: string, @Query('tag') tag?: string | string[]): Promise<MetricView> {
     const filter = parseTagFilter(tag);
     if (filter === null) throw invalidRequest('Each tag must be written key:value');
-    const metric = register.getSingleMetric(name);
+    // Found by name among the registered metrics, never by indexing an object with user input
+    // (getSingleMetric does, so "__proto__" or "constructor" reached the prototype: a 500).
+    const known = register.getMetricsAsArray().some((candidate) => candidate.name === name);
+    const metric = known ? register.getSingleMetric(name) : undefined;
     if (!metric) throw new ApiError(ErrorCode.NotFound, `No metric named ${name}`);
     const view = toMetricView(await metric.get(), filter);
     if (!view) throw new ApiError(ErrorCode.NotFound, `No series of ${name} matches the given tags`);

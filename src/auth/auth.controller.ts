@@ -28,7 +28,7 @@ export class AuthController {
   @ApiProblems(400, 401, 422, ErrorCode.RateLimitExceeded, ErrorCode.LoginLocked)
   async login(@Body() body: LoginRequest, @Req() request: FastifyRequest): Promise<LoginResponse> {
     const user = await this.logins.login(body.upiId, body.pin, request.ip);
-    return { ...this.tokens.issue(user), upiId: user.upiId, referenceId: user.referenceId };
+    return { ...(await this.tokens.issue(user)), upiId: user.upiId, referenceId: user.referenceId };
   }
 
   @Post('logout')

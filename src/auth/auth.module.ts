@@ -13,6 +13,8 @@ import { loginMetricProviders } from './login-metrics';
 import { LoginRateLimiter } from './login-rate-limiter';
 import { LoginService } from './login.service';
 import { RevocationService } from './revocation.service';
+import { RoleGrantsService } from './role-grants.service';
+import { RolesController } from './roles.controller';
 import { TokenService } from './token.service';
 
 @Module({
@@ -28,13 +30,14 @@ import { TokenService } from './token.service';
     }),
     UsersModule,
   ],
-  controllers: [AuthController],
+  controllers: [AuthController, RolesController],
   providers: [
     TokenService,
     LoginService,
     LoginAttemptsRepository,
     LoginRateLimiter,
     RevocationService,
+    RoleGrantsService,
     AuthPurgeJob,
     JwtStrategy,
     {

@@ -1,7 +1,7 @@
 import { type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard, AuthModuleOptions } from '@nestjs/passport';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { forbidden, unauthorized } from '../common/errors/api-error';
 import { IS_PUBLIC, REQUIRED_ROLES } from '../access/access.decorators';
 import type { AuthenticatedUser } from '../access/authenticated-user';
@@ -68,6 +68,8 @@ export class JwtAuthGuard extends AuthGuard() {
     const known = await this.strategy.knownCaller(request);
     if (known) request.user = known;
     else await super.canActivate(context);
+    // What a caller's token unlocks is theirs alone: no shared or browser cache may keep it.
+    void context.switchToHttp().getResponse<FastifyReply>().header('Cache-Control', 'no-store');
   }
 
   private async tryAuthenticate(context: ExecutionContext, request: AuthRequest): Promise<void> {

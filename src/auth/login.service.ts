@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import type { Counter } from 'prom-client';
@@ -15,13 +16,16 @@ import { LoginRateLimiter } from './login-rate-limiter';
 const LOGIN_REFUSED = 'Unknown UPI ID';
 
 /**
- * Login: per-address rate limit, then the UPI ID's lock, then the PIN. Unknown users, missing
- * PINs and wrong PINs take the same path (count, one scrypt, same 401), so they answer alike
- * and in similar time.
+ * Login: per-address rate limit, then the lock of the UPI ID for this source (the client address
+ * if the owner logged in from it before, else every other address together), then the PIN.
+ * Unknown users, missing PINs and wrong PINs take the same path (count, same 401) in similar
+ * time; only a real PIN hash runs scrypt: an unknown UPI ID waits as long as a check typically
+ * takes instead, which costs no CPU, so a flood of made-up IDs cannot fill the cores.
  */
 @Injectable()
 export class LoginService implements OnModuleInit {
-  private dummyHash = '';
+  /** How long one PIN check takes here, as a moving average; unknown IDs wait this long. */
+  private typicalCheckMs = 50;
 
   constructor(
     private readonly users: UsersService,
@@ -33,7 +37,9 @@ export class LoginService implements OnModuleInit {
   ) {}
 
   async onModuleInit(): Promise<void> {
-    this.dummyHash = await hashPin('000000');
+    const started = performance.now();
+    await verifyPin('000000', await hashPin('000000'));
+    this.typicalCheckMs = performance.now() - started;
   }
 
   async login(upiId: string, pin: string | undefined, clientIp: string): Promise<User> {
@@ -42,28 +48,41 @@ export class LoginService implements OnModuleInit {
     // The spec's login: a user without a PIN, while PINs are optional, needs nothing more.
     if (user && !user.pinHash && !this.config.authPinRequired) return user;
 
-    const attempt = await this.attempts.start(upiId);
+    const source = await this.attempts.sourceOf(upiId, clientIp);
+    const attempt = await this.attempts.start(upiId, source);
     if (!attempt.allowed) {
       this.failures.inc({ reason: 'locked' });
       if (attempt.lockedNow) this.lockouts.inc();
-      throw new ApiError(ErrorCode.LoginLocked, 'Too many failed logins for this UPI ID; try again later', {
+      const detail = attempt.permanent
+        ? 'Too many failed logins for this UPI ID: login is locked until an operator unlocks it'
+        : 'Too many failed logins for this UPI ID; try again later';
+      throw new ApiError(ErrorCode.LoginLocked, detail, {
         headers: { 'Retry-After': String(attempt.retryAfterSeconds) },
       });
     }
     if (!(await this.pinMatches(user, pin))) {
       this.failures.inc({ reason: 'unknown_or_wrong_pin' });
-      if (await this.attempts.failed(upiId)) this.lockouts.inc();
+      if (await this.attempts.failed(upiId, source)) this.lockouts.inc();
       throw unauthorized(LOGIN_REFUSED);
     }
-    await this.attempts.succeeded(upiId);
+    await this.attempts.succeeded(upiId, source, clientIp);
     delete user!.pinHash;
     return user!;
   }
 
-  /** Always one scrypt: against a dummy hash when there is no real one, so every refusal costs the same. */
+  /**
+   * One scrypt when there is a real hash to check; otherwise a wait as long as a check typically
+   * takes (a moving average of real ones), so the answer comes in similar time at no CPU cost.
+   */
   private async pinMatches(user: User | null, pin: string | undefined): Promise<boolean> {
-    const matches = await verifyPin(pin ?? '', user?.pinHash ?? this.dummyHash);
-    return matches && !!user?.pinHash && pin !== undefined;
+    if (!user?.pinHash) {
+      await sleep(this.typicalCheckMs * (0.9 + Math.random() * 0.2));
+      return false;
+    }
+    const started = performance.now();
+    const matches = await verifyPin(pin ?? '', user.pinHash);
+    this.typicalCheckMs = 0.9 * this.typicalCheckMs + 0.1 * (performance.now() - started);
+    return matches && pin !== undefined;
   }
 
   private async guard(check: Promise<void>, reason: LoginFailureReason): Promise<void> {

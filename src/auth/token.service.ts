@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { AppConfig } from '../config/app-config';
-import { ROLE_ADMIN, ROLE_USER } from '../access/authenticated-user';
+import { RoleGrantsService } from './role-grants.service';
 import { newTokenId } from './token-id';
 
 export interface TokenClaims {
@@ -24,11 +24,13 @@ export class TokenService {
   constructor(
     private readonly jwt: JwtService,
     private readonly config: AppConfig,
+    private readonly grants: RoleGrantsService,
   ) {}
 
-  issue(user: { upiId: string; referenceId: string }): IssuedToken {
+  /** The roles claim is informative for clients: every request checks the current grants instead. */
+  async issue(user: { upiId: string; referenceId: string }): Promise<IssuedToken> {
     const expiresIn = Math.floor(this.config.jwtExpirationMs / 1000);
-    const roles = this.config.adminUpiIds.has(user.upiId.toLowerCase()) ? [ROLE_USER, ROLE_ADMIN] : [ROLE_USER];
+    const roles = [...(await this.grants.rolesOf(user))];
     const accessToken = this.jwt.sign(
       { referenceId: user.referenceId, roles },
       { subject: user.upiId, expiresIn, algorithm: 'HS256', jwtid: newTokenId() },

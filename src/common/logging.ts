@@ -24,8 +24,9 @@ const NEST_LOG_LEVELS: Record<string, LogLevel[]> = {
 };
 
 // A UPI ID is personal data: keep its first character and the bank handle, in text and in URLs
-// (where the "@" may arrive percent-encoded).
-const UPI_ID = /\b([a-zA-Z0-9])[a-zA-Z0-9.\-_]{1,63}(@|%40)([a-zA-Z]{2,32})\b/g;
+// (where the "@" may arrive percent-encoded). Every valid ID, including those starting with
+// "_", "." or "-" (a word boundary missed those): the match starts where an ID character does.
+const UPI_ID = /(?<![a-zA-Z0-9.\-_])([a-zA-Z0-9.\-_])[a-zA-Z0-9.\-_]{1,63}(@|%40)([a-zA-Z]{2,32})\b/g;
 
 export function maskUpiIds(text: string): string {
   return text.replace(UPI_ID, '$1***$2$3');

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 
 /** Typed, validated configuration: read from the environment once, at boot. */
@@ -42,6 +43,14 @@ export class AppConfig {
   readonly loginRateLimitPerMinute: number;
   /** A decimal string with at most 4 places, compared exactly (big.js) at registration. */
   readonly openingBalanceMax: string;
+  // Security round (README "Security"): who is admin, where clients really are, what login may cost.
+  /** `any-time`: a listed ID is admin whenever it registers (development); `at-boot`: only if registered before start. */
+  readonly adminBootstrap: 'any-time' | 'at-boot';
+  /** Fastify's trustProxy: false (trust nobody), a hop count, or the trusted proxies' addresses and CIDRs. */
+  readonly trustProxy: false | number | string[];
+  readonly registrationRateLimitPerMinute: number;
+  /** What /actuator links start with; unset: the address the service listens on, never a request header. */
+  readonly publicBaseUrl: string | undefined;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -63,6 +72,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const reader = new EnvReader(env, problems);
 
   const nodeEnv = reader.string('NODE_ENV', 'development');
+  const production = nodeEnv === 'production';
   const dataDir = resolve(reader.string('DATA_DIR', './.data'));
   const databaseUrl = reader.optionalUrl('DATABASE_URL', ['postgres:', 'postgresql:']);
   const config = {
@@ -75,13 +85,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     dbPoolSize: reader.integer('DB_POOL_SIZE', 20, 1, 500),
     jwtSecret: '',
     jwtExpirationMs: reader.integer('JWT_EXPIRATION_MS', 3_600_000, 1000, 31 * 24 * 3_600_000),
-    adminUpiIds: new Set(
-      reader
-        .string('ADMIN_UPI_IDS', '')
-        .split(',')
-        .map((id) => id.trim().toLowerCase())
-        .filter((id) => id.length > 0),
-    ),
+    adminUpiIds: adminUpiIds(reader, production, problems),
     rateLimitPerSecond: reader.integer('RATE_LIMIT_PER_SECOND', 10, 1, 1_000_000),
     rateLimitStore: reader.oneOf('RATE_LIMIT_STORE', 'memory', ['memory', 'postgres']) as 'memory' | 'postgres',
     idempotencyTtlHours: reader.integer('IDEMPOTENCY_TTL_HOURS', 24, 1, 24 * 365),
@@ -106,16 +110,59 @@ export function loadConfig(env: Env = process.env): AppConfig {
     aiCircuitHalfOpenMs: reader.integer('AI_CIRCUIT_HALF_OPEN_MS', 30_000, 10, 3_600_000),
     errorsBaseUrl: reader.string('ERRORS_BASE_URL', 'https://errors.payments.local').replace(/\/+$/, ''),
     logLevel: reader.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
-    authPinRequired: reader.boolean('AUTH_PIN_REQUIRED', false),
+    // The production profile is safe by default: money enters by deposits, every login needs a PIN.
+    authPinRequired: reader.boolean('AUTH_PIN_REQUIRED', production),
     loginMaxFailedAttempts: reader.integer('LOGIN_MAX_FAILED_ATTEMPTS', 5, 1, 1000),
     loginLockoutSeconds: reader.integer('LOGIN_LOCKOUT_SECONDS', 900, 1, 30 * 86_400),
-    loginRateLimitPerMinute: reader.integer('LOGIN_RATE_LIMIT_PER_MINUTE', 0, 0, 1_000_000),
-    openingBalanceMax: reader.decimal('OPENING_BALANCE_MAX', '1000000000000000'),
+    loginRateLimitPerMinute: reader.integer('LOGIN_RATE_LIMIT_PER_MINUTE', production ? 60 : 0, 0, 1_000_000),
+    openingBalanceMax: reader.decimal('OPENING_BALANCE_MAX', production ? '0' : '1000000000000000'),
+    adminBootstrap: reader.oneOf('ADMIN_BOOTSTRAP', 'any-time', ['any-time', 'at-boot']) as 'any-time' | 'at-boot',
+    trustProxy: trustProxy(env.TRUST_PROXY, problems),
+    registrationRateLimitPerMinute: reader.integer(
+      'REGISTRATION_RATE_LIMIT_PER_MINUTE',
+      production ? 10 : 0,
+      0,
+      1_000_000,
+    ),
+    publicBaseUrl: reader.optionalUrl('PUBLIC_BASE_URL', ['http:', 'https:']),
   };
   config.jwtSecret = resolveJwtSecret(env.JWT_SECRET, nodeEnv, dataDir, problems);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return new AppConfig(config);
+}
+
+/** The development bootstrap of ROLE_ADMIN; production grants admins explicitly, so a list there is refused. */
+function adminUpiIds(reader: EnvReader, production: boolean, problems: string[]): Set<string> {
+  const ids = reader
+    .string('ADMIN_UPI_IDS', '')
+    .split(',')
+    .map((id) => id.trim().toLowerCase())
+    .filter((id) => id.length > 0);
+  if (production && ids.length > 0) {
+    problems.push(
+      'ADMIN_UPI_IDS is refused when NODE_ENV=production: unset it and grant admins with `npm run admin -- grant <upiId>`',
+    );
+  }
+  return new Set(ids);
+}
+
+/** TRUST_PROXY as Fastify takes it: unset trusts nobody; a hop count; or addresses and CIDRs of the proxies. */
+function trustProxy(raw: string | undefined, problems: string[]): false | number | string[] {
+  const value = raw?.trim();
+  if (value === undefined || value === '') return false;
+  if (/^\d+$/.test(value)) return Number(value);
+  const entries = value.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const [address, bits, ...rest] = entry.split('/');
+    const family = isIP(address);
+    const maxBits = family === 6 ? 128 : 32;
+    const validBits = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= maxBits);
+    if (family === 0 || !validBits || rest.length > 0) {
+      problems.push(`TRUST_PROXY must be a hop count or comma-separated IP addresses / CIDRs, got "${entry}"`);
+    }
+  }
+  return entries;
 }
 
 /**

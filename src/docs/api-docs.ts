@@ -116,6 +116,7 @@ export function setUpApiDocs(app: NestFastifyApplication, version: string): void
   SwaggerModule.setup('swagger-ui', app, document, {
     jsonDocumentUrl: 'v3/api-docs',
     yamlDocumentUrl: 'v3/api-docs.yaml',
-    swaggerOptions: { persistAuthorization: true, requestInterceptor: freshIdempotencyKeys },
+    // A bearer token in localStorage outlives the tab and is readable by any script on the origin.
+    swaggerOptions: { persistAuthorization: false, requestInterceptor: freshIdempotencyKeys },
   });
 }

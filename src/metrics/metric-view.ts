@@ -29,7 +29,10 @@ export function toMetricView(
   filter: TagFilter,
 ): MetricView | null {
   const values = metric.values.filter((value) =>
-    Object.entries(filter).every(([tag, wanted]) => String(value.labels[tag]) === wanted),
+    // Own labels only: a tag named after a prototype member (constructor, __proto__) matches nothing.
+    Object.entries(filter).every(
+      ([tag, wanted]) => Object.hasOwn(value.labels, tag) && String(value.labels[tag]) === wanted,
+    ),
   );
   if (Object.keys(filter).length > 0 && values.length === 0) return null;
   const baseUnit = unitOf(metric.name);
@@ -89,7 +92,8 @@ function unitOf(name: string): string | null {
 
 /** `?tag=outcome:201&tag=replayed:false`, Spring's syntax; null when one is malformed. */
 export function parseTagFilter(tags: string | string[] | undefined): TagFilter | null {
-  const filter: TagFilter = {};
+  // No prototype: a tag named __proto__ is a tag like any other, not a way to the prototype.
+  const filter: TagFilter = Object.create(null) as TagFilter;
   for (const tag of tags === undefined ? [] : Array.isArray(tags) ? tags : [tags]) {
     const colon = tag.indexOf(':');
     if (colon <= 0) return null;

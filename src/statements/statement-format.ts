@@ -21,7 +21,7 @@ export function entryJson(entry: StatementEntry) {
 
 export const CSV_HEAD = `${CSV_HEADER}\r\n`;
 
-/** RFC 4180: CRLF line ends; a field with a comma, quote, CR or LF is quoted, quotes doubled. */
+/** RFC 4180: CRLF line ends; a field with a comma, semicolon, quote, CR or LF is quoted, quotes doubled. */
 export async function* statementCsv(chunks: AsyncIterable<StatementChunk>): AsyncGenerator<string> {
   yield CSV_HEAD;
   for await (const chunk of chunks) {
@@ -81,7 +81,7 @@ function csvLine(entry: StatementEntry): string {
     entry.transactionReferenceId,
     entry.type,
     entry.entryType,
-    entry.counterpartyUpiId ?? '',
+    neutralizeFormula(entry.counterpartyUpiId ?? ''),
     numericColumnText(entry.amount),
     numericColumnText(entry.balanceAfter),
     neutralizeFormula(entry.note ?? ''),
@@ -89,12 +89,14 @@ function csvLine(entry: StatementEntry): string {
   return `${fields.map(csvField).join(',')}\r\n`;
 }
 
+// Quoted also on ";": spreadsheets in locales whose list separator is ";" split on it, and an
+// unquoted "x;=1+1" would then start a cell with a formula.
 function csvField(value: string): string {
-  return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+  return /[",;\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
 }
 
-// A statement is opened in spreadsheets: a note the sender wrote as "=HYPERLINK(...)" must stay
-// text there, not become a formula (OWASP "CSV injection"). The leading apostrophe is the
+// A statement is opened in spreadsheets: every text cell a user wrote (a note, a UPI ID, which
+// may start with "-") must stay text there, not become a formula (OWASP "CSV injection"). The leading apostrophe is the
 // usual guard; it is the only place where the CSV differs from the JSON form.
 function neutralizeFormula(text: string): string {
   return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;

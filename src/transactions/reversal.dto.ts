@@ -3,6 +3,7 @@ import type Big from 'big.js';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { IsMoney, ToMoney } from '../common/money/money.decorators';
 import { MAX_TRANSFER, MIN_TRANSFER } from './transfer.dto';
+import { IsVisibleText } from '../common/text/visible-text';
 
 /** Body of POST /api/v1/transactions/{referenceId}/reversals; an empty object reverses all that remains. */
 export class ReversalRequest {
@@ -21,6 +22,7 @@ export class ReversalRequest {
   @ApiPropertyOptional({ example: 'refund: item returned', maxLength: 255 })
   @IsOptional()
   @IsString()
+  @IsVisibleText({ allowEmpty: true })
   @MaxLength(255)
   note?: string;
 }

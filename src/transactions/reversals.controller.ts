@@ -1,4 +1,4 @@
-import { Body, Controller, Param, Post, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Param, Post, UseGuards, UseInterceptors } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiBody,
@@ -19,6 +19,7 @@ import type { AnswerContext, IdempotentAnswer } from '../idempotency/stored-outc
 import { ReversalRequest } from './reversal.dto';
 import { ReversalService } from './reversal.service';
 import { TransactionResponse } from './transaction.dto';
+import { TransferRateLimitGuard } from './transfer.guards';
 
 @ApiTags('Transactions')
 @ApiBearerAuth()
@@ -72,8 +73,11 @@ export class ReversalsController {
     ErrorCode.ReversalExceedsRemaining,
     ErrorCode.NotReversible,
     ErrorCode.InsufficientBalance,
+    ErrorCode.RateLimitExceeded,
     503,
   )
+  // The per-user limit of transfers covers reversals too: each one is a money movement (issue 18).
+  @UseGuards(TransferRateLimitGuard)
   @UseInterceptors(IdempotencyInterceptor)
   create(
     @Param('referenceId', UuidParamPipe) originalReferenceId: string,

@@ -3,6 +3,7 @@ import type Big from 'big.js';
 import { IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { IsMoney, ToMoney } from '../common/money/money.decorators';
 import { UPI_ID_MESSAGE, UPI_ID_PATTERN } from '../users/upi-id';
+import { IsVisibleText } from '../common/text/visible-text';
 
 export const MIN_TRANSFER = '0.01';
 export const MAX_TRANSFER = '1000000.00';
@@ -36,6 +37,7 @@ export class TransferRequest {
   @ApiPropertyOptional({ example: 'dinner', maxLength: 255 })
   @IsOptional()
   @IsString()
+  @IsVisibleText({ allowEmpty: true })
   @MaxLength(255)
   note?: string;
 }

@@ -3,6 +3,7 @@ import type Big from 'big.js';
 import { IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { IsMoney, ToMoney } from '../common/money/money.decorators';
 import { UPI_ID_MESSAGE, UPI_ID_PATTERN } from '../users/upi-id';
+import { IsVisibleText } from '../common/text/visible-text';
 
 export const MIN_DEPOSIT = '0.01';
 /** Ten lakh crore: far above any one funding, far below what numeric(19,4) holds. */
@@ -30,6 +31,7 @@ export class DepositRequest {
   @ApiPropertyOptional({ example: 'bank transfer 2026-11-22', maxLength: 255 })
   @IsOptional()
   @IsString()
+  @IsVisibleText({ allowEmpty: true })
   @MaxLength(255)
   note?: string;
 }

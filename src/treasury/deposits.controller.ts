@@ -1,4 +1,4 @@
-import { Body, Controller, Post, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Post, UseGuards, UseInterceptors } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentUser, Roles } from '../access/access.decorators';
 import { type AuthenticatedUser, ROLE_ADMIN } from '../access/authenticated-user';
@@ -8,6 +8,7 @@ import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/idempotency-key';
 import { AnswerContextOf, IdempotencyInterceptor, IdempotencyKey } from '../idempotency/idempotency.interceptor';
 import type { AnswerContext, IdempotentAnswer } from '../idempotency/stored-outcome';
 import { TransactionResponse } from '../transactions/transaction.dto';
+import { TransferRateLimitGuard } from '../transactions/transfer.guards';
 import { DepositRequest } from './deposit.dto';
 import { DepositService } from './deposit.service';
 
@@ -53,8 +54,11 @@ export class DepositsController {
     ErrorCode.IdempotencyKeyInFlight,
     415,
     ErrorCode.ValidationFailed,
+    ErrorCode.RateLimitExceeded,
     503,
   )
+  // Per admin, with the transfers' limit: a stolen admin token cannot mint money at machine speed.
+  @UseGuards(TransferRateLimitGuard)
   @UseInterceptors(IdempotencyInterceptor)
   create(
     @Body() request: DepositRequest,

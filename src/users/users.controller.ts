@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Query, Req, Res } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiCreatedResponse,
@@ -10,7 +10,7 @@ import {
 } from '@nestjs/swagger';
 import { ErrorCode } from '../common/errors/error-code';
 import { ApiPageResponse, ApiProblems } from '../docs/api-docs';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentUser, Public, Roles } from '../access/access.decorators';
 import { requireOwner } from '../access/access-rules';
 import { type AuthenticatedUser, ROLE_ADMIN } from '../access/authenticated-user';
@@ -22,19 +22,36 @@ import { UuidParamPipe } from '../common/http/params';
 import { LedgerEntryResponse } from '../ledger/ledger-entry.dto';
 import { UPI_ID_MESSAGE, UPI_ID_PATTERN } from './upi-id';
 import { RegisterUserRequest, UserAccountResponse, UserResponse } from './user.dto';
+import { RegistrationRateLimiter } from './registration-rate-limiter';
 import { USER_SORT_KEYS, UsersService } from './users.service';
 
 @ApiTags('Users')
 @Controller('api/v1/users')
 export class UsersController {
-  constructor(private readonly users: UsersService) {}
+  constructor(
+    private readonly users: UsersService,
+    private readonly registrations: RegistrationRateLimiter,
+  ) {}
 
   @Public()
   @Post()
   @ApiOperation({ summary: 'Register a user with an opening balance' })
   @ApiCreatedResponse({ type: UserResponse, description: 'Registered; Location names the new user' })
-  @ApiProblems(400, ErrorCode.DuplicateUpiId, 415, ErrorCode.ValidationFailed, ErrorCode.InvalidUpiId, 503)
-  async register(@Body() body: RegisterUserRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  @ApiProblems(
+    400,
+    ErrorCode.DuplicateUpiId,
+    415,
+    ErrorCode.ValidationFailed,
+    ErrorCode.InvalidUpiId,
+    ErrorCode.RateLimitExceeded,
+    503,
+  )
+  async register(
+    @Body() body: RegisterUserRequest,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    await this.registrations.consume(request.ip);
     const user = await this.users.register(body);
     void reply.status(201).header('Location', `/api/v1/users/${user.referenceId}`);
     return UserResponse.of(user);

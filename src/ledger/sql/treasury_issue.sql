@@ -1,11 +1,13 @@
 -- The treasury side of money issued to a user (an opening balance or a deposit): DEBIT entries
 -- of the treasury rows, under the movement's reference. The caller holds the user's row; the
 -- treasury rows are always locked after it. Usually one row issues it all: the user's own of the
--- eight, -(id % 8), when it has room, else the next with room, so registrations and deposits of
--- different users rarely wait for each other. An amount no row can take alone (each row stays
--- within numeric(19,4)) is split over the rows, locked in one fixed order (id descending), so two
--- such issues never deadlock. More than the treasury can issue in all: 22003, the answer for any
--- balance beyond numeric(19,4).
+-- first eight, -(id % 8), when it has room, else the next with room, so registrations and
+-- deposits of different users rarely wait for each other. An amount no row can take alone (each
+-- row stays within numeric(19,4)) is split over the rows, locked in one fixed order (id
+-- descending), so two such issues never deadlock. When every row is full the treasury opens one
+-- more (the next id below), so it never runs out: one new row holds any amount numeric(19,4)
+-- can carry, and the sum of all rows is still minus all money issued (issue 18: exhaustion was
+-- a 500 after about 80 maximal registrations).
 CREATE OR REPLACE FUNCTION treasury_issue(
   p_user_id bigint,
   p_transaction_id bigint,
@@ -19,6 +21,7 @@ DECLARE
   v_row users%ROWTYPE;
   v_left numeric(19,4) := p_amount;
   v_take numeric(19,4);
+  v_new_id bigint;
 BEGIN
   -- id <= 0 keeps these reads on the primary key, however many users there are.
   SELECT * INTO v_row FROM users
@@ -39,8 +42,23 @@ BEGIN
     END IF;
     EXIT WHEN v_left = 0;
   END LOOP;
-  IF v_left > 0 THEN
-    RAISE EXCEPTION 'the treasury cannot issue % more', p_amount USING ERRCODE = '22003';
-  END IF;
+
+  WHILE v_left > 0 LOOP
+    -- A row another issuer opened meanwhile (committed after the loop's snapshot) is used first.
+    SELECT * INTO v_row FROM users
+    WHERE id <= 0 AND kind = 'TREASURY' AND balance - v_left >= c_floor
+    ORDER BY id DESC LIMIT 1 FOR UPDATE;
+    IF v_row.id IS NULL THEN
+      SELECT min(id) - 1 INTO v_new_id FROM users WHERE id <= 0;
+      INSERT INTO users (id, reference_id, name, upi_id, phone_number, balance, kind)
+      OVERRIDING SYSTEM VALUE
+      VALUES (v_new_id, ('00000000-0000-0000-0000-' || lpad((-v_new_id)::text, 12, '0'))::uuid, 'Treasury',
+              'treasury' || v_new_id::text, '0000000000', 0, 'TREASURY')
+      ON CONFLICT DO NOTHING;
+      CONTINUE;
+    END IF;
+    PERFORM ledger_append(v_row.id, p_transaction_id, p_reference_id, 'DEBIT', v_left, p_at);
+    v_left := 0;
+  END LOOP;
 END
 $$;
