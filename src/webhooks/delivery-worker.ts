@@ -69,7 +69,10 @@ export class DeliveryWorker implements OnApplicationShutdown {
     this.stopped = true;
     await this.pumping;
     // Attempts still running past this point are retried by any instance once their lease ends.
-    await Promise.race([Promise.allSettled([...this.attempts]), new Promise((r) => setTimeout(r, SHUTDOWN_WAIT_MS))]);
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise((resolve) => (timer = setTimeout(resolve, SHUTDOWN_WAIT_MS)));
+    await Promise.race([Promise.allSettled([...this.attempts]), deadline]);
+    clearTimeout(timer);
     await this.recorder.flush();
   }
 

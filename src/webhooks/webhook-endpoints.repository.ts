@@ -44,9 +44,10 @@ export class WebhookEndpointsRepository {
   }
 
   async find(id: string): Promise<EndpointRow | null> {
-    const { rows } = await this.pool.query<EndpointRow>(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE reference_id = $1`, [
-      id,
-    ]);
+    const { rows } = await this.pool.query<EndpointRow>(
+      `SELECT ${COLUMNS} FROM webhook_endpoints WHERE reference_id = $1`,
+      [id],
+    );
     return rows[0] ?? null;
   }
 

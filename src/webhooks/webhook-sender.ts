@@ -52,10 +52,17 @@ export async function sendWebhook(
     if (statusCode >= 200 && statusCode < 300) return { delivered: true, statusCode };
     return { delivered: false, statusCode, error: `HTTP ${statusCode}`, kind: 'status' };
   } catch (error) {
-    if (error instanceof UnsafeUrlError) return { delivered: false, statusCode: null, error: error.message, kind: 'refused' };
-    if (signal.aborted) return { delivered: false, statusCode: null, error: `timed out after ${timeoutMs} ms`, kind: 'timeout' };
+    if (error instanceof UnsafeUrlError)
+      return { delivered: false, statusCode: null, error: error.message, kind: 'refused' };
+    if (signal.aborted)
+      return { delivered: false, statusCode: null, error: `timed out after ${timeoutMs} ms`, kind: 'timeout' };
     const code = (error as NodeJS.ErrnoException).code;
-    return { delivered: false, statusCode: null, error: code ?? (error as Error).message.slice(0, 150), kind: 'network' };
+    return {
+      delivered: false,
+      statusCode: null,
+      error: code ?? (error as Error).message.slice(0, 150),
+      kind: 'network',
+    };
   }
 }
 
