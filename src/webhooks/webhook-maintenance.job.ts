@@ -38,7 +38,7 @@ export class WebhookMaintenanceJob {
     for (const status of ['ENABLED', 'DISABLED']) this.endpoints.set({ status }, 0);
   }
 
-  @Interval('webhook-gauges', 5000)
+  @Interval('webhook-gauges', 1000)
   async refreshGauges(): Promise<void> {
     try {
       const backlog = await this.deliveries.endpointBacklog();
