@@ -104,7 +104,9 @@ export class DeliveryWorker implements OnApplicationShutdown {
       if (left > 0) this.inFlight.set(delivery.endpointId, left);
       else this.inFlight.delete(delivery.endpointId);
       this.attempts.delete(attempt);
-      this.nudge();
+      // Claim again once a lane is half free rather than per finished attempt: one claim then takes
+      // several rows, so a busy endpoint costs a claim per few deliveries, not one each.
+      if (left <= MAX_IN_FLIGHT_PER_ENDPOINT / 2 || this.running <= MAX_IN_FLIGHT / 2) this.nudge();
     });
     this.attempts.add(attempt);
   }

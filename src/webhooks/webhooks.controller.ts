@@ -7,6 +7,7 @@ import {
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
+  ApiParam,
   ApiQuery,
   ApiTags,
 } from '@nestjs/swagger';
@@ -126,6 +127,7 @@ export class WebhooksController {
     summary: 'Send a finished delivery again (admin): due now, with a new round of the retry schedule',
     description: 'Also enables the endpoint again if it was DISABLED. A PENDING delivery is already queued: 409.',
   })
+  @ApiParam({ name: 'deliveryId', format: 'uuid', example: '3b9f2c1e-5a6d-4e7f-8a9b-0c1d2e3f4a5b' })
   @ApiAcceptedResponse({ description: 'Queued; its progress shows in the delivery list' })
   @ApiProblems(400, 401, 403, ErrorCode.WebhookNotFound, ErrorCode.WebhookDeliveryNotFound, 409, 503)
   async retry(
