@@ -1,6 +1,6 @@
 -- Fan-out of committed-together outbox events to webhook deliveries: once per INSERT statement on
 -- outbox_events (however many rows it inserts), set-based, in the inserting transaction, so an
--- event and its deliveries commit together. With no enabled endpoint it costs one index-only probe.
+-- event and its deliveries commit together. With no enabled endpoint it costs one look at a tiny table.
 CREATE OR REPLACE FUNCTION webhook_fan_out() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
