@@ -28,8 +28,10 @@ export class Webhooks1764005000000 implements MigrationInterface {
       CREATE TABLE "webhook_deliveries" (
         "id" bigint GENERATED ALWAYS AS IDENTITY CONSTRAINT "pk_webhook_deliveries" PRIMARY KEY,
         "reference_id" uuid NOT NULL DEFAULT gen_random_uuid() CONSTRAINT "uq_webhook_deliveries_reference_id" UNIQUE,
-        "endpoint_id" bigint NOT NULL CONSTRAINT "fk_webhook_deliveries_endpoint"
-          REFERENCES "webhook_endpoints" ("id") ON DELETE CASCADE,
+        -- No foreign key: its check would take a KEY SHARE lock on the endpoint row in every transfer
+        -- (a multixact on one hot row under load). Deleting an endpoint deletes its deliveries, and
+        -- the purge removes any a concurrent fan-out wrote after that.
+        "endpoint_id" bigint NOT NULL,
         "event_id" uuid NOT NULL,
         "event_type" varchar(64) NOT NULL,
         -- The event JSON as the outbox holds it: a delivery outlives any clean-up of the outbox.

@@ -182,6 +182,15 @@ describe('webhook delivery', () => {
       transactionReferenceId: reference,
     });
     expect(() => new Webhook(endpoint.secret).verify(call.raw, headers)).toThrow();
+
+    // Deleting the endpoint deletes its deliveries with it.
+    const { rows } = await db.query('SELECT id FROM webhook_endpoints WHERE reference_id = $1', [endpoint.id]);
+    const remaining = () => db.query('SELECT 1 FROM webhook_deliveries WHERE endpoint_id = $1', [rows[0].id]);
+    expect((await remaining()).rows).toHaveLength(1);
+    expect((await api().request('DELETE', `/api/v1/admin/webhooks/${endpoint.id}`, { token: token() })).status).toBe(
+      204,
+    );
+    expect((await remaining()).rows).toEqual([]);
   });
 
   it('purges finished deliveries after the retention period, and keeps the rest', async () => {
@@ -197,7 +206,13 @@ describe('webhook delivery', () => {
     await db.query(`UPDATE webhook_deliveries SET finished_at = now() - interval '31 days' WHERE reference_id = $1`, [
       older.id,
     ]);
-    expect(await h.t.app.get(WebhookMaintenanceJob).purge()).toBe(1);
+    // And a delivery a fan-out wrote for an endpoint deleted meanwhile.
+    await db.query(
+      `INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, payload)
+       VALUES (-1, gen_random_uuid(), 'TransferCompleted', '{}')`,
+    );
+    expect(await h.t.app.get(WebhookMaintenanceJob).purge()).toBe(2);
     expect((await deliveriesOf(api(), token(), endpoint.id)).map((d) => d.id)).toEqual([newer.id]);
+    expect((await db.query('SELECT 1 FROM webhook_deliveries WHERE endpoint_id = -1')).rows).toEqual([]);
   });
 });

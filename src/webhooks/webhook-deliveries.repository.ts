@@ -170,12 +170,28 @@ export class WebhookDeliveriesRepository {
     return rows.map((row) => row.endpoint);
   }
 
-  /** Deletes finished deliveries older than the retention, a bounded batch at a time; returns how many. */
+  /**
+   * Deletes finished deliveries older than the retention, a bounded batch at a time, and any
+   * delivery of a deleted endpoint (a fan-out that raced the delete); returns how many.
+   */
   async purgeFinished(olderThanMs: number, batch: number): Promise<number> {
     const { rowCount } = await this.pool.query(
-      `DELETE FROM webhook_deliveries WHERE id IN (
-         SELECT id FROM webhook_deliveries
-         WHERE status <> 'PENDING' AND finished_at < now() - $1 * interval '1 millisecond' LIMIT $2)`,
+      // The endpoints that have deliveries, found by skipping through the (endpoint_id, id) index.
+      `WITH RECURSIVE endpoint_ids AS (
+         (SELECT endpoint_id FROM webhook_deliveries ORDER BY endpoint_id LIMIT 1)
+         UNION ALL
+         SELECT (SELECT d.endpoint_id FROM webhook_deliveries d WHERE d.endpoint_id > endpoint_ids.endpoint_id
+                 ORDER BY d.endpoint_id LIMIT 1)
+         FROM endpoint_ids WHERE endpoint_ids.endpoint_id IS NOT NULL
+       ), gone AS (
+         SELECT endpoint_id FROM endpoint_ids
+         WHERE endpoint_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = endpoint_id)
+       )
+       DELETE FROM webhook_deliveries WHERE id IN (
+         (SELECT id FROM webhook_deliveries
+          WHERE status <> 'PENDING' AND finished_at < now() - $1 * interval '1 millisecond' LIMIT $2)
+         UNION ALL
+         (SELECT id FROM webhook_deliveries WHERE endpoint_id IN (SELECT endpoint_id FROM gone) LIMIT $2))`,
       [olderThanMs, batch],
     );
     return rowCount ?? 0;
