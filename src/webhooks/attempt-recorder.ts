@@ -12,6 +12,8 @@ export class AttemptRecorder {
   private readonly logger = new Logger('Webhooks');
   private queue: { record: AttemptRecord; done: () => void }[] = [];
   private writing: Promise<void> | undefined;
+  /** Set while writes fail, so that an outage logs once, not once per tick. */
+  private failing = false;
 
   constructor(private readonly deliveries: WebhookDeliveriesRepository) {}
 
@@ -45,10 +47,12 @@ export class AttemptRecorder {
       for (const endpointId of disabled) {
         this.logger.warn({ msg: 'Webhook endpoint disabled: a whole retry schedule failed', endpointId });
       }
+      this.failing = false;
       batch.forEach((item) => item.done());
       return true;
     } catch (error) {
-      this.logger.warn({ msg: 'Recording webhook attempts failed; retrying', error: String(error) });
+      if (!this.failing) this.logger.warn({ msg: 'Recording webhook attempts failed; retrying', error: String(error) });
+      this.failing = true;
       this.queue.unshift(...batch);
       return false;
     }

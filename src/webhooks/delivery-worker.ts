@@ -30,6 +30,7 @@ export class DeliveryWorker implements OnApplicationShutdown {
   private pumping: Promise<void> | undefined;
   private repumpRequested = false;
   private stopped = false;
+  private claimFailing = false;
   private readonly leaseMs: number;
 
   constructor(
@@ -89,25 +90,32 @@ export class DeliveryWorker implements OnApplicationShutdown {
           MAX_IN_FLIGHT - this.running,
           this.leaseMs,
         );
+        this.claimFailing = false;
         for (const delivery of claimed) this.start(delivery);
         if (claimed.length === 0) return;
       }
     } catch (error) {
-      this.logger.warn({ msg: 'Claiming webhook deliveries failed; retrying on the next tick', error: String(error) });
+      // Once per outage, not every tick: readiness already reports an unreachable database.
+      if (!this.claimFailing) {
+        this.logger.warn({ msg: 'Claiming webhook deliveries failed; retrying every tick', error: String(error) });
+      }
+      this.claimFailing = true;
     }
   }
 
   private start(delivery: ClaimedDelivery): void {
     this.inFlight.set(delivery.endpointId, (this.inFlight.get(delivery.endpointId) ?? 0) + 1);
-    const attempt = this.attempt(delivery).finally(() => {
-      const left = (this.inFlight.get(delivery.endpointId) ?? 1) - 1;
-      if (left > 0) this.inFlight.set(delivery.endpointId, left);
-      else this.inFlight.delete(delivery.endpointId);
-      this.attempts.delete(attempt);
-      // Claim again once a lane is half free rather than per finished attempt: one claim then takes
-      // several rows, so a busy endpoint costs a claim per few deliveries, not one each.
-      if (left <= MAX_IN_FLIGHT_PER_ENDPOINT / 2 || this.running <= MAX_IN_FLIGHT / 2) this.nudge();
-    });
+    const attempt = this.attempt(delivery)
+      .catch((error: unknown) => this.logger.error({ msg: 'Webhook attempt crashed', error: String(error) }))
+      .finally(() => {
+        const left = (this.inFlight.get(delivery.endpointId) ?? 1) - 1;
+        if (left > 0) this.inFlight.set(delivery.endpointId, left);
+        else this.inFlight.delete(delivery.endpointId);
+        this.attempts.delete(attempt);
+        // Claim again once a lane is half free rather than per finished attempt: one claim then takes
+        // several rows, so a busy endpoint costs a claim per few deliveries, not one each.
+        if (left <= MAX_IN_FLIGHT_PER_ENDPOINT / 2 || this.running <= MAX_IN_FLIGHT / 2) this.nudge();
+      });
     this.attempts.add(attempt);
   }
 
