@@ -65,6 +65,21 @@ describe('webhook isolation', () => {
     await api().request('DELETE', `/api/v1/admin/webhooks/${slowEndpoint.id}`, { token: h.admin.token });
   });
 
+  it('keeps delivering after every database connection it had was cut', async () => {
+    const hooks = await receiver();
+    await createEndpoint(api(), h.admin.token, { url: hooks.url, events: ['TransferCompleted'] });
+    await db.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+       WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+    );
+    let reference: string | undefined;
+    await waitUntil(async () => {
+      reference = await completedTransfer(api(), alice, bob.upiId).catch(() => undefined); // 503 while reconnecting
+      return reference !== undefined;
+    }, 'a transfer once the pools reconnect');
+    await waitUntil(() => hooks.callsFor(reference!).length === 1, 'its delivery');
+  });
+
   it('several instances share the deliveries and never send one attempt twice', async () => {
     const dataDirs = [makeTempDir('payments-hooks'), makeTempDir('payments-hooks')];
     const instances = await Promise.all(
