@@ -85,4 +85,47 @@ describe('webhook delivery across a crash', () => {
       await scratch.drop();
     }
   }, 90_000);
+
+  it('abandons an attempt still running at a graceful stop, unrecorded, and sends it after the restart', async () => {
+    const scratch = await createScratchDatabase();
+    const dataDir = makeTempDir('payments-hooks-stop');
+    const adminUpiId = uniqueUpiId('admin');
+    const env = {
+      ...DEVELOPMENT_SWITCHES,
+      DATABASE_URL: scratch.url,
+      DATA_DIR: dataDir,
+      JWT_SECRET: TEST_JWT_SECRET,
+      ADMIN_UPI_IDS: adminUpiId,
+      // The default 10 s timeout outlasts the stop's 3 s grace, so the shutdown cuts the attempt (lease 25 s).
+      WEBHOOK_RETRY_SCHEDULE: '1h', // had the cut attempt counted as a failure, the next would be an hour away
+    };
+    const hooks = await new WebhookReceiver().start();
+    hooks.answer = () => 'hang';
+    let service = await ServiceProcess.start(env);
+    try {
+      let api = new ApiClient(service.baseUrl);
+      const admin = await api.registerUser({ upiId: adminUpiId });
+      const [alice, bob] = await Promise.all([api.registerUser(), api.registerUser()]);
+      const endpoint = await createEndpoint(api, admin.token, { url: hooks.url, events: ['*'] });
+      const reference = await completedTransfer(api, alice, bob.upiId);
+      await waitUntil(() => hooks.callsFor(reference).length === 1, 'the attempt on the wire');
+      const stopped = Date.now();
+      expect(await service.stop('SIGTERM')).toBe(0);
+      expect(Date.now() - stopped).toBeLessThan(9000);
+
+      hooks.answer = () => ({ status: 200 });
+      service = await ServiceProcess.start(env);
+      api = new ApiClient(service.baseUrl);
+      const token = await api.login(adminUpiId);
+      const [pending] = await deliveriesOf(api, token, endpoint.id);
+      expect(pending).toMatchObject({ status: 'PENDING', attempts: 1, lastError: null });
+      await waitUntil(() => hooks.callsFor(reference).length === 2, 'the attempt after the lease', 60_000);
+      await waitUntil(async () => (await deliveriesOf(api, token, endpoint.id))[0]?.status === 'DELIVERED', 'record');
+    } finally {
+      await service.stop('SIGKILL');
+      await hooks.stop();
+      removeTempDir(dataDir);
+      await scratch.drop();
+    }
+  }, 120_000);
 });

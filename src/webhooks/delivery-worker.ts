@@ -31,6 +31,8 @@ export class DeliveryWorker implements OnApplicationShutdown {
   private repumpRequested = false;
   private stopped = false;
   private claimFailing = false;
+  /** Aborted at shutdown once the grace period is over, so no socket outlives the process's work. */
+  private readonly stopAttempts = new AbortController();
   private readonly leaseMs: number;
 
   constructor(
@@ -69,12 +71,18 @@ export class DeliveryWorker implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     await this.pumping;
-    // Attempts still running past this point are retried by any instance once their lease ends.
+    await this.settleAttempts(SHUTDOWN_WAIT_MS);
+    // Attempts still running are abandoned, unrecorded: any instance sends them once their lease ends.
+    this.stopAttempts.abort();
+    await this.settleAttempts(1000);
+    await this.recorder.flush();
+  }
+
+  private async settleAttempts(limitMs: number): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise((resolve) => (timer = setTimeout(resolve, SHUTDOWN_WAIT_MS)));
+    const deadline = new Promise((resolve) => (timer = setTimeout(resolve, limitMs)));
     await Promise.race([Promise.allSettled([...this.attempts]), deadline]);
     clearTimeout(timer);
-    await this.recorder.flush();
   }
 
   private get running(): number {
@@ -126,7 +134,9 @@ export class DeliveryWorker implements OnApplicationShutdown {
       { allowHttp: this.config.webhookAllowHttp, allowPrivateNetworks: this.config.webhookAllowPrivateNetworks },
       systemResolver,
       this.config.webhookTimeoutMs,
+      this.stopAttempts.signal,
     );
+    if (!result.delivered && this.stopAttempts.signal.aborted) return; // abandoned at shutdown, not failed
     this.attemptDuration.observe(Number(process.hrtime.bigint() - started) / 1e9);
     const delayMs = result.delivered
       ? null

@@ -22,14 +22,17 @@ export type AttemptResult =
  * One attempt: the URL is vetted again (after DNS resolution) and the connection goes to the
  * vetted address itself, so a rebinding answer cannot redirect it. Redirects are not followed
  * (a 3xx is a failed attempt); the timeout covers resolution, connection and the whole answer.
+ * `stop` abandons the attempt (shutdown): it ends as a network failure, retried after its lease.
  */
 export async function sendWebhook(
   message: WebhookMessage,
   policy: UrlPolicy,
   resolve: Resolver,
   timeoutMs: number,
+  stop?: AbortSignal,
 ): Promise<AttemptResult> {
-  const signal = AbortSignal.timeout(timeoutMs);
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const signal = stop ? AbortSignal.any([timeout, stop]) : timeout;
   try {
     const url = checkUrlShape(message.url, policy);
     const destination = await raceAbort(vetDestination(url, policy, resolve), signal);
@@ -54,7 +57,7 @@ export async function sendWebhook(
   } catch (error) {
     if (error instanceof UnsafeUrlError)
       return { delivered: false, statusCode: null, error: error.message, kind: 'refused' };
-    if (signal.aborted)
+    if (timeout.aborted)
       return { delivered: false, statusCode: null, error: `timed out after ${timeoutMs} ms`, kind: 'timeout' };
     const code = (error as NodeJS.ErrnoException).code;
     return {
