@@ -9,6 +9,7 @@ import { TreasuryReversalsHashChain1764000700000 } from './1764000700000-treasur
 import { TransferRateLimits1764001000000 } from './1764001000000-transfer-rate-limits';
 import { LeanMoneyMovements1764001100000 } from './1764001100000-lean-money-movements';
 import { AdminGrantsAndLockouts1764002000000 } from './1764002000000-admin-grants-and-lockouts';
+import { Webhooks1764005000000 } from './1764005000000-webhooks';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   TransferRateLimits1764001000000,
   LeanMoneyMovements1764001100000,
   AdminGrantsAndLockouts1764002000000,
+  Webhooks1764005000000,
 ];

@@ -20,6 +20,7 @@ import { StatementsModule } from './statements/statements.module';
 import { TransactionsModule } from './transactions/transactions.module';
 import { TreasuryModule } from './treasury/treasury.module';
 import { UsersModule } from './users/users.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({})
 export class AppModule {
@@ -43,6 +44,7 @@ export class AppModule {
         AuditModule,
         InsightsModule,
         StatementsModule,
+        WebhooksModule,
         ActuatorModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: ProblemFilter }],

@@ -2,7 +2,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { findRepoRoot } from '../src/common/repo-root';
+import type { Client } from 'pg';
 import { randomPhone, uniqueUpiId } from './support/api-client';
+import { connectTestDatabase } from './support/db';
 import { FakeUpiProvider } from './support/fake-upi-provider';
 import { matches, parseExposition, type Sample, selectorsOf } from './support/promql';
 import { startTestApp, type TestApp } from './support/test-app';
@@ -73,8 +75,17 @@ describe('dashboards and alert rules name only what the service exports', () => 
   let t: TestApp;
   let provider: FakeUpiProvider;
   let samples: Sample[];
+  let db: Client;
+  const webhookEndpoint = '5e1b0c2a-7d3f-4a51-9c1e-0d2f3a4b5c6d';
 
   beforeAll(async () => {
+    // A disabled webhook endpoint: its per-endpoint gauges are exported, and no event is fanned out to it.
+    db = await connectTestDatabase();
+    await db.query(
+      `INSERT INTO webhook_endpoints (reference_id, url, events, secret, status)
+       VALUES ($1, 'https://93.184.215.14/hooks', '{*}', 'whsec_AAAA', 'DISABLED') ON CONFLICT DO NOTHING`,
+      [webhookEndpoint],
+    );
     provider = await new FakeUpiProvider().start();
     t = await startTestApp({ UPI_VERIFICATION_URL: `${provider.url}/verify` });
     // Traffic that gives every panel something to draw: a transfer and its replay, client errors,
@@ -94,6 +105,8 @@ describe('dashboards and alert rules name only what the service exports', () => 
   afterAll(async () => {
     await t.close();
     await provider.stop();
+    await db.query('DELETE FROM webhook_endpoints WHERE reference_id = $1', [webhookEndpoint]);
+    await db.end();
   });
 
   it('the dashboard has a query on every panel, and covers every area an operator watches', () => {
@@ -125,6 +138,7 @@ describe('dashboards and alert rules name only what the service exports', () => 
       'rule PaymentsOutboxStale',
       'rule PaymentsDbPoolWaiting',
       'rule PaymentsNotReady',
+      'rule PaymentsWebhookDeliveryStale',
     ]);
   });
 

@@ -51,6 +51,14 @@ export class AppConfig {
   readonly registrationRateLimitPerMinute: number;
   /** What /actuator links start with; unset: the address the service listens on, never a request header. */
   readonly publicBaseUrl: string | undefined;
+  // Webhooks (README "Webhooks").
+  /** Development only: http:// webhook URLs. */
+  readonly webhookAllowHttp: boolean;
+  /** Development and tests only: webhook hosts on loopback, private and link-local addresses. */
+  readonly webhookAllowPrivateNetworks: boolean;
+  /** Delays between delivery attempts, in ms: one attempt more than there are delays, then FAILED. */
+  readonly webhookRetryScheduleMs: number[];
+  readonly webhookTimeoutMs: number;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -64,6 +72,7 @@ export class ConfigError extends Error {
 }
 
 type Env = Record<string, string | undefined>;
+const DURATION_UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** Reads and validates every variable; collects all problems so one boot shows them all. */
@@ -125,6 +134,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
       1_000_000,
     ),
     publicBaseUrl: reader.optionalUrl('PUBLIC_BASE_URL', ['http:', 'https:']),
+    webhookAllowHttp: reader.boolean('WEBHOOK_ALLOW_HTTP', false),
+    webhookAllowPrivateNetworks: reader.boolean('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
+    webhookRetryScheduleMs: reader.durations('WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,10h'),
+    webhookTimeoutMs: reader.integer('WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
   };
   config.jwtSecret = resolveJwtSecret(env.JWT_SECRET, nodeEnv, dataDir, problems);
 
@@ -231,6 +244,17 @@ class EnvReader {
     if (raw === 'false' || raw === '0') return false;
     this.problems.push(`${name} must be true or false, got "${this.env[name]}"`);
     return fallback;
+  }
+
+  /** A comma-separated list of durations such as `5s,5m,2h` (units ms, s, m, h), in milliseconds. */
+  durations(name: string, fallback: string): number[] {
+    const parse = (text: string) => text.split(',').map((item) => /^\s*(\d{1,9})(ms|s|m|h)\s*$/.exec(item));
+    const parsed = parse(this.string(name, fallback));
+    if (parsed.length > 50 || parsed.some((match) => match === null)) {
+      this.problems.push(`${name} must be up to 50 comma-separated durations like 5s,5m,2h (ms, s, m, h)`);
+      return [];
+    }
+    return parsed.map((match) => Number(match![1]) * DURATION_UNIT_MS[match![2]]);
   }
 
   oneOf(name: string, fallback: string, allowed: string[]): string {

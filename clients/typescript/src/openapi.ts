@@ -309,6 +309,102 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/admin/webhooks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Every webhook endpoint, newest first (admin); secrets are never listed */
+    get: operations['WebhooksController_list'];
+    put?: never;
+    /**
+     * Subscribe an HTTPS endpoint to events (admin); the signing secret is shown once
+     * @description The URL must use https and must not resolve to a loopback, private or link-local address (422 on `url`); both are checked again before every delivery. `events` lists event types, or `["*"]`.
+     */
+    post: operations['WebhooksController_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/admin/webhooks/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One webhook endpoint (admin), without its secret */
+    get: operations['WebhooksController_get'];
+    put?: never;
+    post?: never;
+    /** Delete a webhook endpoint and its deliveries (admin); nothing more is sent to it */
+    delete: operations['WebhooksController_delete'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/admin/webhooks/{id}/rotate-secret': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Replace the signing secret (admin); the new one is shown once
+     * @description Every attempt from now on, retries of earlier events included, is signed with the new secret.
+     */
+    post: operations['WebhooksController_rotateSecret'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/admin/webhooks/{id}/deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** An endpoint's deliveries, newest first (admin) */
+    get: operations['WebhooksController_deliveries'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/admin/webhooks/{id}/deliveries/{deliveryId}/retry': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a finished delivery again (admin): due now, with a new round of the retry schedule
+     * @description Also enables the endpoint again if it was DISABLED. A PENDING delivery is already queued: 409.
+     */
+    post: operations['WebhooksController_retry'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/actuator': {
     parameters: {
       query?: never;
@@ -447,6 +543,8 @@ export interface components {
         | 'https://errors.payments.local/not-found'
         | 'https://errors.payments.local/user-not-found'
         | 'https://errors.payments.local/transaction-not-found'
+        | 'https://errors.payments.local/webhook-not-found'
+        | 'https://errors.payments.local/webhook-delivery-not-found'
         | 'https://errors.payments.local/duplicate-upi-id'
         | 'https://errors.payments.local/invalid-upi-id'
         | 'https://errors.payments.local/self-transfer'
@@ -790,6 +888,96 @@ export interface components {
       at: string;
       /** @example 379.5 */
       balance: number;
+    };
+    CreateWebhookRequest: {
+      /** @example https://hooks.example.com/payments */
+      url: string;
+      /**
+       * @example [
+       *       "TransferCompleted"
+       *     ]
+       */
+      events: ('*' | 'TransferCompleted' | 'TransferReversed')[];
+      /** @example Accounting sync */
+      description?: string;
+    };
+    WebhookWithSecretResponse: {
+      /** Format: uuid */
+      id: string;
+      /** @example https://hooks.example.com/payments */
+      url: string;
+      /**
+       * @example [
+       *       "TransferCompleted"
+       *     ]
+       */
+      events: string[];
+      /** @example Accounting sync */
+      description: string | null;
+      /**
+       * @description DISABLED after a whole retry schedule failed with nothing delivered; an admin retry enables it
+       * @enum {string}
+       */
+      status: 'ENABLED' | 'DISABLED';
+      /** Format: date-time */
+      createdAt: string;
+      /**
+       * @description The signing secret; shown only here and on rotate-secret, never again
+       * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+       */
+      secret: string;
+    };
+    WebhookResponse: {
+      /** Format: uuid */
+      id: string;
+      /** @example https://hooks.example.com/payments */
+      url: string;
+      /**
+       * @example [
+       *       "TransferCompleted"
+       *     ]
+       */
+      events: string[];
+      /** @example Accounting sync */
+      description: string | null;
+      /**
+       * @description DISABLED after a whole retry schedule failed with nothing delivered; an admin retry enables it
+       * @enum {string}
+       */
+      status: 'ENABLED' | 'DISABLED';
+      /** Format: date-time */
+      createdAt: string;
+    };
+    WebhookDeliveryResponse: {
+      /** Format: uuid */
+      id: string;
+      /**
+       * Format: uuid
+       * @description The event, also sent as the webhook-id header
+       */
+      eventId: string;
+      /** @example TransferCompleted */
+      eventType: string;
+      /** @enum {string} */
+      status: 'PENDING' | 'DELIVERED' | 'FAILED';
+      /** @example 1 */
+      attempts: number;
+      /** Format: date-time */
+      lastAttemptAt: string | null;
+      /** @example 200 */
+      lastStatusCode: number | null;
+      /**
+       * @description Why the last attempt failed (status, timeout, network error, refused address); never the body
+       * @example HTTP 500
+       */
+      lastError: string | null;
+      /**
+       * Format: date-time
+       * @description When PENDING; null otherwise
+       */
+      nextAttemptAt: string | null;
+      /** Format: date-time */
+      createdAt: string;
     };
   };
   responses: never;
@@ -2481,6 +2669,586 @@ export interface operations {
       };
       /** @description Validation Failed */
       422: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Service Unavailable. Retry later; Retry-After says when, if known */
+      503: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying, when known */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+    };
+  };
+  WebhooksController_list: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookResponse'][];
+        };
+      };
+      /** @description Unauthorized. Missing, expired, revoked or invalid bearer token */
+      401: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Forbidden Operation */
+      403: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Service Unavailable. Retry later; Retry-After says when, if known */
+      503: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying, when known */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+    };
+  };
+  WebhooksController_create: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateWebhookRequest'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Where the created resource can be read */
+          Location: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookWithSecretResponse'];
+        };
+      };
+      /** @description Invalid Request Content */
+      400: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Unauthorized. Missing, expired, revoked or invalid bearer token */
+      401: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Forbidden Operation */
+      403: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Validation Failed */
+      422: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Service Unavailable. Retry later; Retry-After says when, if known */
+      503: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying, when known */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+    };
+  };
+  WebhooksController_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 0b6f8f0e-8f5e-4d4a-9a57-3f1c2d4e5a6b */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookResponse'];
+        };
+      };
+      /** @description Invalid Request Content */
+      400: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Unauthorized. Missing, expired, revoked or invalid bearer token */
+      401: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Forbidden Operation */
+      403: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Webhook Endpoint Not Found */
+      404: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Service Unavailable. Retry later; Retry-After says when, if known */
+      503: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying, when known */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+    };
+  };
+  WebhooksController_delete: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 0b6f8f0e-8f5e-4d4a-9a57-3f1c2d4e5a6b */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Invalid Request Content */
+      400: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Unauthorized. Missing, expired, revoked or invalid bearer token */
+      401: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Forbidden Operation */
+      403: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Webhook Endpoint Not Found */
+      404: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Service Unavailable. Retry later; Retry-After says when, if known */
+      503: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying, when known */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+    };
+  };
+  WebhooksController_rotateSecret: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 0b6f8f0e-8f5e-4d4a-9a57-3f1c2d4e5a6b */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookWithSecretResponse'];
+        };
+      };
+      /** @description Invalid Request Content */
+      400: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Unauthorized. Missing, expired, revoked or invalid bearer token */
+      401: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Forbidden Operation */
+      403: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Webhook Endpoint Not Found */
+      404: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Service Unavailable. Retry later; Retry-After says when, if known */
+      503: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying, when known */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+    };
+  };
+  WebhooksController_deliveries: {
+    parameters: {
+      query?: {
+        status?: 'PENDING' | 'DELIVERED' | 'FAILED';
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        /** @example 0b6f8f0e-8f5e-4d4a-9a57-3f1c2d4e5a6b */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookDeliveryResponse'][];
+        };
+      };
+      /** @description Invalid Request Content */
+      400: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Unauthorized. Missing, expired, revoked or invalid bearer token */
+      401: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Forbidden Operation */
+      403: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Webhook Endpoint Not Found */
+      404: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Validation Failed */
+      422: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Service Unavailable. Retry later; Retry-After says when, if known */
+      503: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying, when known */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+    };
+  };
+  WebhooksController_retry: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 0b6f8f0e-8f5e-4d4a-9a57-3f1c2d4e5a6b */
+        id: string;
+        deliveryId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Queued; its progress shows in the delivery list */
+      202: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Invalid Request Content */
+      400: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Unauthorized. Missing, expired, revoked or invalid bearer token */
+      401: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Forbidden Operation */
+      403: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Webhook Endpoint Not Found; Webhook Delivery Not Found */
+      404: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Conflict */
+      409: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
           'X-Request-Id': string;

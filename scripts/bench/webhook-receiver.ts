@@ -1,0 +1,75 @@
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** What `--webhook` reports: every event the run produced should have reached the receiver once. */
+export interface WebhookBenchResult {
+  expected: number;
+  /** Distinct webhook-id values received. */
+  received: number;
+  /** Calls beyond the first for an id (at-least-once redeliveries). */
+  duplicates: number;
+  /** How long after the load ended the last expected event arrived (or the wait gave up). */
+  drainMs: number;
+}
+
+export interface WebhookBench {
+  /** Merge into the service's environment: an admin to subscribe with, and the two development switches. */
+  serviceEnv: Record<string, string>;
+  /** Once the service serves: registers the admin, logs in and subscribes the receiver to every event. */
+  subscribe(baseUrl: string): Promise<void>;
+  /** After the load: waits until `expected` distinct events arrived (or `timeoutMs`), then stops the receiver. */
+  finish(expected: number, timeoutMs?: number): Promise<WebhookBenchResult>;
+}
+
+const ADMIN_UPI_ID = 'bench.webhook.admin@okbank';
+
+/**
+ * A receiver on 127.0.0.1 for the benchmark with one webhook endpoint subscribed to `*`. It
+ * answers 204 at once and counts distinct webhook-id values; it does not verify signatures,
+ * so that it takes as little of the machine's CPU as it can (the tests verify them).
+ */
+export async function startWebhookBench(): Promise<WebhookBench> {
+  const seen = new Map<string, number>();
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      const id = String(request.headers['webhook-id']);
+      seen.set(id, (seen.get(id) ?? 0) + 1);
+      response.writeHead(204).end();
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`;
+
+  return {
+    serviceEnv: { ADMIN_UPI_IDS: ADMIN_UPI_ID, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' },
+    async subscribe(baseUrl) {
+      const post = (path: string, body: unknown, token?: string) =>
+        fetch(baseUrl + path, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+          body: JSON.stringify(body),
+        });
+      const user = { name: 'Bench Webhook Admin', upiId: ADMIN_UPI_ID, phoneNumber: '9000000001', balance: 0 };
+      const registered = await post('/api/v1/users', user);
+      if (registered.status !== 201 && registered.status !== 409) throw new Error(`admin: ${registered.status}`);
+      const login = (await (await post('/api/v1/auth/login', { upiId: ADMIN_UPI_ID })).json()) as {
+        accessToken: string;
+      };
+      const created = await post('/api/v1/admin/webhooks', { url, events: ['*'] }, login.accessToken);
+      if (created.status !== 201) throw new Error(`webhook endpoint: ${created.status} ${await created.text()}`);
+    },
+    async finish(expected, timeoutMs = 120_000) {
+      const started = Date.now();
+      while (seen.size < expected && Date.now() - started < timeoutMs) await sleep(100);
+      const drainMs = Date.now() - started;
+      server.closeAllConnections();
+      server.close();
+      const duplicates = [...seen.values()].reduce((sum, calls) => sum + calls - 1, 0);
+      return { expected, received: seen.size, duplicates, drainMs };
+    },
+  };
+}

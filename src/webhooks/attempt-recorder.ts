@@ -1,0 +1,60 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { type AttemptRecord, WebhookDeliveriesRepository } from './webhook-deliveries.repository';
+
+/**
+ * Writes attempt results in groups: whatever finished while the previous write was running goes
+ * in the next one, as one statement. Under load that is one UPDATE per group instead of one per
+ * delivery, which keeps webhooks from taking database time from the transfers. A result not yet
+ * written when the process dies is not lost work: its delivery is due again after its lease.
+ */
+@Injectable()
+export class AttemptRecorder {
+  private readonly logger = new Logger('Webhooks');
+  private queue: { record: AttemptRecord; done: () => void }[] = [];
+  private writing: Promise<void> | undefined;
+  /** Set while writes fail, so that an outage logs once, not once per tick. */
+  private failing = false;
+
+  constructor(private readonly deliveries: WebhookDeliveriesRepository) {}
+
+  /** Resolves once the result is written; a failed write is tried again on the worker's next tick. */
+  record(record: AttemptRecord): Promise<void> {
+    return new Promise((done) => {
+      this.queue.push({ record, done });
+      this.flushSoon();
+    });
+  }
+
+  flushSoon(): void {
+    if (!this.writing && this.queue.length > 0) {
+      this.writing = this.write().then((written) => {
+        this.writing = undefined;
+        // After a failed write the tick tries again: looping here would spin while the database is down.
+        if (written) this.flushSoon();
+      });
+    }
+  }
+
+  async flush(): Promise<void> {
+    while (this.writing) await this.writing;
+    if (this.queue.length > 0) await this.write();
+  }
+
+  private async write(): Promise<boolean> {
+    const batch = this.queue.splice(0, 500);
+    try {
+      const disabled = await this.deliveries.recordAttempts(batch.map((item) => item.record));
+      for (const endpointId of disabled) {
+        this.logger.warn({ msg: 'Webhook endpoint disabled: a whole retry schedule failed', endpointId });
+      }
+      this.failing = false;
+      batch.forEach((item) => item.done());
+      return true;
+    } catch (error) {
+      if (!this.failing) this.logger.warn({ msg: 'Recording webhook attempts failed; retrying', error: String(error) });
+      this.failing = true;
+      this.queue.unshift(...batch);
+      return false;
+    }
+  }
+}

@@ -1,0 +1,179 @@
+import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Interval } from '@nestjs/schedule';
+import { InjectMetric } from '@willsoto/nestjs-prometheus';
+import type { Counter, Histogram } from 'prom-client';
+import { AppConfig } from '../config/app-config';
+import { AttemptRecorder } from './attempt-recorder';
+import { nextAttemptDelayMs } from './retry-schedule';
+import { systemResolver } from './url-safety';
+import { type ClaimedDelivery, WebhookDeliveriesRepository } from './webhook-deliveries.repository';
+import { WEBHOOK_ATTEMPT_DURATION, WEBHOOK_ATTEMPTS } from './webhook-metrics';
+import { type AttemptResult, sendWebhook } from './webhook-sender';
+
+/** Attempts running at once in this process, over all endpoints and per endpoint. */
+export const MAX_IN_FLIGHT = 32;
+export const MAX_IN_FLIGHT_PER_ENDPOINT = 8;
+const TICK_MS = 500;
+const SHUTDOWN_WAIT_MS = 3000;
+
+/**
+ * Sends due webhook deliveries. Each endpoint has its own bounded lane, so a slow or dead one
+ * fills only its own slots, and the worker shares nothing with the Kafka relay but the database.
+ * Work is claimed in PostgreSQL (FOR UPDATE SKIP LOCKED) so any number of instances may run it;
+ * a claim is a lease, so a process that dies mid-attempt leaves its deliveries due again.
+ */
+@Injectable()
+export class DeliveryWorker implements OnApplicationShutdown {
+  private readonly logger = new Logger('Webhooks');
+  private readonly inFlight = new Map<string, number>();
+  private readonly attempts = new Set<Promise<void>>();
+  private pumping: Promise<void> | undefined;
+  private repumpRequested = false;
+  private stopped = false;
+  private claimFailing = false;
+  /** Aborted at shutdown once the grace period is over, so no socket outlives the process's work. */
+  private readonly stopAttempts = new AbortController();
+  private readonly leaseMs: number;
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly recorder: AttemptRecorder,
+    @InjectMetric(WEBHOOK_ATTEMPTS) private readonly attemptCounter: Counter,
+    @InjectMetric(WEBHOOK_ATTEMPT_DURATION) private readonly attemptDuration: Histogram,
+  ) {
+    // Longer than any attempt (which the timeout bounds) plus recording its result.
+    this.leaseMs = 2 * config.webhookTimeoutMs + 5000;
+  }
+
+  /** Look for due deliveries now, coalescing nudges that arrive while a look is going on. */
+  nudge(): void {
+    if (this.stopped) return;
+    if (this.pumping) {
+      this.repumpRequested = true;
+      return;
+    }
+    this.pumping = this.pump().finally(() => {
+      this.pumping = undefined;
+      if (this.repumpRequested) {
+        this.repumpRequested = false;
+        this.nudge();
+      }
+    });
+  }
+
+  @Interval('webhook-deliveries', TICK_MS)
+  tick(): void {
+    this.recorder.flushSoon();
+    this.nudge();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    await this.pumping;
+    await this.settleAttempts(SHUTDOWN_WAIT_MS);
+    // Attempts still running are abandoned, unrecorded: any instance sends them once their lease ends.
+    this.stopAttempts.abort();
+    await this.settleAttempts(1000);
+    await this.recorder.flush();
+  }
+
+  private async settleAttempts(limitMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise((resolve) => (timer = setTimeout(resolve, limitMs)));
+    await Promise.race([Promise.allSettled([...this.attempts]), deadline]);
+    clearTimeout(timer);
+  }
+
+  private get running(): number {
+    return this.attempts.size;
+  }
+
+  private async pump(): Promise<void> {
+    try {
+      while (!this.stopped && this.running < MAX_IN_FLIGHT) {
+        const claimed = await this.deliveries.claimDue(
+          this.inFlight,
+          MAX_IN_FLIGHT_PER_ENDPOINT,
+          MAX_IN_FLIGHT - this.running,
+          this.leaseMs,
+        );
+        this.claimFailing = false;
+        for (const delivery of claimed) this.start(delivery);
+        if (claimed.length === 0) return;
+      }
+    } catch (error) {
+      // Once per outage, not every tick: readiness already reports an unreachable database.
+      if (!this.claimFailing) {
+        this.logger.warn({ msg: 'Claiming webhook deliveries failed; retrying every tick', error: String(error) });
+      }
+      this.claimFailing = true;
+    }
+  }
+
+  private start(delivery: ClaimedDelivery): void {
+    this.inFlight.set(delivery.endpointId, (this.inFlight.get(delivery.endpointId) ?? 0) + 1);
+    const attempt = this.attempt(delivery)
+      .catch((error: unknown) => this.logger.error({ msg: 'Webhook attempt crashed', error: String(error) }))
+      .finally(() => {
+        const left = (this.inFlight.get(delivery.endpointId) ?? 1) - 1;
+        if (left > 0) this.inFlight.set(delivery.endpointId, left);
+        else this.inFlight.delete(delivery.endpointId);
+        this.attempts.delete(attempt);
+        // Claim again once a lane is half free rather than per finished attempt: one claim then takes
+        // several rows, so a busy endpoint costs a claim per few deliveries, not one each.
+        if (left <= MAX_IN_FLIGHT_PER_ENDPOINT / 2 || this.running <= MAX_IN_FLIGHT / 2) this.nudge();
+      });
+    this.attempts.add(attempt);
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+    const started = process.hrtime.bigint();
+    const result = await sendWebhook(
+      delivery,
+      { allowHttp: this.config.webhookAllowHttp, allowPrivateNetworks: this.config.webhookAllowPrivateNetworks },
+      systemResolver,
+      this.config.webhookTimeoutMs,
+      this.stopAttempts.signal,
+    );
+    if (!result.delivered && this.stopAttempts.signal.aborted) return; // abandoned at shutdown, not failed
+    this.attemptDuration.observe(Number(process.hrtime.bigint() - started) / 1e9);
+    const delayMs = result.delivered
+      ? null
+      : nextAttemptDelayMs(this.config.webhookRetryScheduleMs, delivery.attempts - delivery.roundStart);
+    const outcome = result.delivered ? 'DELIVERED' : delayMs === null ? 'FAILED' : 'PENDING';
+    this.attemptCounter.inc({
+      outcome: outcome === 'DELIVERED' ? 'delivered' : outcome === 'FAILED' ? 'failed' : 'retrying',
+      reason: result.delivered ? 'none' : result.kind,
+    });
+    const nextAttemptAt = delayMs === null ? null : new Date(Date.now() + delayMs);
+    if (!result.delivered) this.logFailure(delivery, result, nextAttemptAt);
+    await this.recorder.record({
+      id: delivery.id,
+      attempts: delivery.attempts,
+      statusCode: result.statusCode,
+      error: result.delivered ? null : result.error,
+      outcome,
+      nextAttemptAt,
+    });
+  }
+
+  /** One JSON line per failed attempt: ids, status and reason; never the URL, the body or the secret. */
+  private logFailure(
+    delivery: ClaimedDelivery,
+    result: Extract<AttemptResult, { delivered: false }>,
+    nextAttemptAt: Date | null,
+  ): void {
+    this.logger.warn({
+      msg: nextAttemptAt ? 'Webhook delivery attempt failed; retry scheduled' : 'Webhook delivery failed for good',
+      endpointId: delivery.endpointReferenceId,
+      deliveryId: delivery.referenceId,
+      eventId: delivery.eventId,
+      attempt: delivery.attempts,
+      statusCode: result.statusCode,
+      reason: result.kind,
+      error: result.error,
+      nextAttemptAt: nextAttemptAt?.toISOString() ?? null,
+    });
+  }
+}
