@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { privateDirectoryProblem, readOrCreateSecret } from './private-files';
 
 /** Typed, validated configuration: read from the environment once, at boot. */
 export class AppConfig {
@@ -42,6 +41,11 @@ export class AppConfig {
   readonly loginRateLimitPerMinute: number;
   /** A decimal string with at most 4 places, compared exactly (big.js) at registration. */
   readonly openingBalanceMax: string;
+  // Database roles (README "Security", docs/database-roles.md).
+  /** The owner role's URL: migrations run with it at boot. Unset: with DATABASE_URL. */
+  readonly databaseOwnerUrl: string | undefined;
+  /** Lets an external DATABASE_URL that is a superuser or owns the tables start under NODE_ENV=production. */
+  readonly databaseAllowPrivileged: boolean;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -111,8 +115,14 @@ export function loadConfig(env: Env = process.env): AppConfig {
     loginLockoutSeconds: reader.integer('LOGIN_LOCKOUT_SECONDS', 900, 1, 30 * 86_400),
     loginRateLimitPerMinute: reader.integer('LOGIN_RATE_LIMIT_PER_MINUTE', 0, 0, 1_000_000),
     openingBalanceMax: reader.decimal('OPENING_BALANCE_MAX', '1000000000000000'),
+    databaseOwnerUrl: reader.optionalUrl('DATABASE_OWNER_URL', ['postgres:', 'postgresql:']),
+    databaseAllowPrivileged: reader.boolean('DATABASE_ALLOW_PRIVILEGED', false),
   };
-  config.jwtSecret = resolveJwtSecret(env.JWT_SECRET, nodeEnv, dataDir, problems);
+  // DATA_DIR matters only when it holds something: the embedded database or the generated JWT secret.
+  const dataDirProblem = !databaseUrl || !env.JWT_SECRET ? privateDirectoryProblem(dataDir) : undefined;
+  if (dataDirProblem) problems.push(`DATA_DIR: ${dataDirProblem}`);
+  // A secret file in a directory that others can write is not read at all.
+  if (!dataDirProblem || env.JWT_SECRET) config.jwtSecret = resolveJwtSecret(env.JWT_SECRET, nodeEnv, dataDir, problems);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return new AppConfig(config);
@@ -131,12 +141,12 @@ function resolveJwtSecret(value: string | undefined, nodeEnv: string, dataDir: s
     problems.push('JWT_SECRET is required when NODE_ENV=production (at least 32 bytes)');
     return '';
   }
-  const file = join(dataDir, 'jwt-secret');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  mkdirSync(dataDir, { recursive: true });
-  const secret = randomBytes(48).toString('base64url');
-  writeFileSync(file, secret + '\n', { mode: 0o600 });
-  return secret;
+  const kept = readOrCreateSecret(join(dataDir, 'jwt-secret'));
+  if ('problem' in kept) {
+    problems.push(`DATA_DIR: ${kept.problem}`);
+    return '';
+  }
+  return kept.secret;
 }
 
 class EnvReader {
