@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -30,7 +31,7 @@ describe('least privilege (embedded default)', () => {
   let superuserUrl: string;
 
   beforeAll(async () => {
-    t = await startTestApp({ DATABASE_URL: '', DATA_DIR: dataDir });
+    t = await startTestApp({ DATABASE_URL: '', DATA_DIR: dataDir, JWT_SECRET: '' });
     // The service's own embedded database, for its URLs (the test administers it as the superuser).
     inspector = t.app.get<EmbeddedDatabase>(EMBEDDED_DATABASE);
     superuserUrl = inspector.url;
@@ -53,6 +54,16 @@ describe('least privilege (embedded default)', () => {
     const url = new URL(superuserUrl);
     url.password = 'postgres';
     expect(await refusal(url.toString(), 'SELECT 1')).toEqual(expect.objectContaining({ code: '28P01' }));
+  });
+
+  it('keeps the secrets private to the service, and gives the database its own private subdirectory', () => {
+    const secret = statSync(join(dataDir, 'jwt-secret'));
+    expect({ uid: secret.uid, mode: secret.mode & 0o777 }).toEqual({ uid: process.getuid!(), mode: 0o600 });
+    const databaseDir = statSync(join(dataDir, 'postgres'));
+    expect(databaseDir.mode & 0o777).toBe(0o700);
+    // As root, PostgreSQL runs as the postgres OS user, which must own its directory (and root keeps the secrets).
+    const expectedOwner = process.getuid!() === 0 ? Number(execFileSync('id', ['-u', 'postgres']).toString()) : process.getuid!();
+    expect(databaseDir.uid).toBe(expectedOwner);
   });
 
   it('runs the service as a role that is no superuser, owns no table, and may not set session_replication_role', async () => {

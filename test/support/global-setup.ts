@@ -8,7 +8,8 @@ import { makeTempDir, removeTempDir } from './temp-dir';
 /**
  * One real PostgreSQL for the whole run: TEST_DATABASE_URL when given, otherwise an
  * embedded one in a temporary directory with fsync off (TEST_DATABASE_URL is then its superuser,
- * TEST_SERVICE_DATABASE_URL the service's role). Migrations run once, here, as the owner role.
+ * TEST_OWNER_DATABASE_URL the owner role, TEST_SERVICE_DATABASE_URL the service's role). Migrations
+ * run once, here, as the owner role.
  */
 export default async function globalSetup(): Promise<void> {
   Logger.overrideLogger(['error']);
@@ -30,6 +31,7 @@ export default async function globalSetup(): Promise<void> {
     process.env.TEST_DATABASE_URL = url;
     // Tests administer the database as its superuser; the schema belongs to the owner role, as in production.
     ownerUrl = database.ownerUrl;
+    process.env.TEST_OWNER_DATABASE_URL = database.ownerUrl;
     process.env.TEST_SERVICE_DATABASE_URL = database.serviceUrl;
   }
   const dataSource = createDataSource(ownerUrl ?? url, 2);
