@@ -62,7 +62,8 @@ describe('least privilege (embedded default)', () => {
     const databaseDir = statSync(join(dataDir, 'postgres'));
     expect(databaseDir.mode & 0o777).toBe(0o700);
     // As root, PostgreSQL runs as the postgres OS user, which must own its directory (and root keeps the secrets).
-    const expectedOwner = process.getuid!() === 0 ? Number(execFileSync('id', ['-u', 'postgres']).toString()) : process.getuid!();
+    const expectedOwner =
+      process.getuid!() === 0 ? Number(execFileSync('id', ['-u', 'postgres']).toString()) : process.getuid!();
     expect(databaseDir.uid).toBe(expectedOwner);
   });
 

@@ -5,14 +5,7 @@ import { Logger } from '@nestjs/common';
 import { EMBEDDED_DATABASE } from '../src/database/database.module';
 import { EmbeddedDatabase } from '../src/database/embedded-postgres';
 import { type ApiClient, type RegisteredUser, uniqueUpiId } from './support/api-client';
-import {
-  canMount,
-  fillUp,
-  freeSpace,
-  mountSmallFilesystem,
-  relocate,
-  unmount,
-} from './support/small-filesystem';
+import { canMount, fillUp, freeSpace, mountSmallFilesystem, relocate, unmount } from './support/small-filesystem';
 import { makeTempDir, removeTempDir } from './support/temp-dir';
 import { startTestApp, type TestApp } from './support/test-app';
 import { expectMoneyIntact, expectNoServerErrors, TransferLoad } from './support/transfer-load';

@@ -122,7 +122,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const dataDirProblem = !databaseUrl || !env.JWT_SECRET ? privateDirectoryProblem(dataDir) : undefined;
   if (dataDirProblem) problems.push(`DATA_DIR: ${dataDirProblem}`);
   // A secret file in a directory that others can write is not read at all.
-  if (!dataDirProblem || env.JWT_SECRET) config.jwtSecret = resolveJwtSecret(env.JWT_SECRET, nodeEnv, dataDir, problems);
+  if (!dataDirProblem || env.JWT_SECRET)
+    config.jwtSecret = resolveJwtSecret(env.JWT_SECRET, nodeEnv, dataDir, problems);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return new AppConfig(config);

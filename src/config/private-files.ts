@@ -49,7 +49,10 @@ export function secretFileProblem(file: string): string | undefined {
  * The secret kept in `file` (created with `bytes` random bytes, mode 0600, when missing), or a
  * problem saying why the existing one cannot be trusted.
  */
-export function readOrCreateSecret(file: string, bytes = 48): { secret: string; created: boolean } | { problem: string } {
+export function readOrCreateSecret(
+  file: string,
+  bytes = 48,
+): { secret: string; created: boolean } | { problem: string } {
   if (existsSync(file)) {
     const problem = secretFileProblem(file);
     if (problem) return { problem };

@@ -23,7 +23,8 @@ export async function excessPrivileges(dataSource: DataSource): Promise<string[]
   if (row.superuser) excess.push(`role "${row.role}" is a superuser`);
   if (row.owned_tables) {
     const tables = row.owned_tables.split(', ');
-    const named = tables.length > 3 ? `${tables.slice(0, 3).join(', ')} and ${tables.length - 3} more` : row.owned_tables;
+    const named =
+      tables.length > 3 ? `${tables.slice(0, 3).join(', ')} and ${tables.length - 3} more` : row.owned_tables;
     excess.push(`role "${row.role}" owns (or inherits the owner of) tables ${named}`);
   }
   return excess;

@@ -68,7 +68,9 @@ async function migrateAsOwner(serving: DataSource, url: string, ownerUrl: string
   try {
     if (owner !== serving) {
       await owner.initialize().catch((error: unknown) => {
-        throw config.databaseOwnerUrl ? databaseUrlFailure(error, config.databaseOwnerUrl, 'DATABASE_OWNER_URL') : error;
+        throw config.databaseOwnerUrl
+          ? databaseUrlFailure(error, config.databaseOwnerUrl, 'DATABASE_OWNER_URL')
+          : error;
       });
     }
     return await migrateExclusively(owner, ownerUrl);
