@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { EMBEDDED_DATABASE } from '../src/database/database.module';
@@ -119,4 +119,53 @@ describe('least privilege (embedded default)', () => {
       await query(inspector.ownerUrl, 'DROP TABLE later_feature');
     }
   });
+});
+
+/** A DATA_DIR from before the roles: superuser postgres/postgres, everything owned by it. */
+describe('an embedded DATA_DIR from an older version', () => {
+  const dataDir = makeTempDir('payments-roles-legacy', { forPostgres: true });
+  afterAll(() => removeTempDir(dataDir));
+
+  it('is converted in place at the first start: new password, owner and service roles, data kept', async () => {
+    const before = await startTestApp({ DATABASE_URL: '', DATA_DIR: dataDir });
+    const alice = await before.api.registerUser({ balance: 42 }).catch(async (error: unknown) => {
+      await before.close();
+      throw error;
+    });
+    const superuserUrl = before.app.get<EmbeddedDatabase>(EMBEDDED_DATABASE).url;
+    // Back to what older versions left behind.
+    await query(
+      superuserUrl,
+      `REASSIGN OWNED BY payments_owner TO postgres; DROP OWNED BY payments_app; ALTER ROLE postgres PASSWORD 'postgres'`,
+    );
+    const legacyUrl = new URL(superuserUrl);
+    legacyUrl.password = 'postgres';
+    legacyUrl.pathname = '/postgres';
+    await query(legacyUrl.toString(), 'DROP ROLE payments_app; DROP ROLE payments_owner');
+    await before.close();
+    rmSync(join(dataDir, 'database-password'));
+
+    const after = await startTestApp({ DATABASE_URL: '', DATA_DIR: dataDir });
+    try {
+      const embedded = after.app.get<EmbeddedDatabase>(EMBEDDED_DATABASE);
+      expect(embedded.url).not.toContain(':postgres@');
+      const legacy = new URL(embedded.url);
+      legacy.password = 'postgres';
+      expect(await refusal(legacy.toString(), 'SELECT 1')).toEqual(expect.objectContaining({ code: '28P01' }));
+      const owners = await query(
+        embedded.url,
+        `SELECT DISTINCT pg_get_userbyid(relowner) AS owner FROM pg_class
+          WHERE relnamespace = 'public'::regnamespace AND relkind IN ('r', 'p', 'S')`,
+      );
+      expect(owners.rows).toEqual([{ owner: 'payments_owner' }]);
+      expect(await refusal(embedded.serviceUrl, 'SET session_replication_role = replica')).toEqual(
+        expect.objectContaining({ code: '42501' }),
+      );
+      const token = await after.api.login(alice.upiId);
+      const read = await after.api.get(`/api/v1/users/${alice.referenceId}`, token);
+      expect({ status: read.status, balance: read.body.balance }).toEqual({ status: 200, balance: 42 });
+    } finally {
+      await after.close();
+    }
+  }, 120_000);
 });

@@ -84,6 +84,7 @@ describeAsRoot('full disk', () => {
     const dataDir = join(base, 'data');
     mountSmallFilesystem(dataDir, 128);
     let t: TestApp | undefined;
+    let filler: string | undefined;
     try {
       // Only the data files are short of space: the WAL lives on the roomy disk beside.
       const databaseDir = await initialiseCluster(dataDir);
@@ -95,7 +96,7 @@ describeAsRoot('full disk', () => {
       await load.firstSuccessAfter(Date.now(), 10_000);
 
       const filledAt = Date.now();
-      const filler = fillUp(dataDir);
+      filler = fillUp(dataDir);
       await load.firstUnavailableAfter(filledAt, 20_000);
       await readiness.firstAfter(filledAt, 503, 15_000);
       await sleep(2000); // the fault lasts a while under load
@@ -114,6 +115,8 @@ describeAsRoot('full disk', () => {
       await expectMoneyIntact(load, started.users, OPENING_BALANCE, started.superuserUrl);
       await expectAuditOk(t, started.admin);
     } finally {
+      // A failed assertion must not leave the database without space while it shuts down.
+      if (filler) freeSpace(filler);
       await t?.close();
       unmount(dataDir);
       removeTempDir(base);
@@ -125,6 +128,7 @@ describeAsRoot('full disk', () => {
     const dataDir = join(base, 'data');
     const walDir = join(base, 'wal');
     let t: TestApp | undefined;
+    let filler: string | undefined;
     try {
       const databaseDir = await initialiseCluster(dataDir);
       mountSmallFilesystem(walDir, 96, join(databaseDir, 'pg_wal'));
@@ -137,7 +141,7 @@ describeAsRoot('full disk', () => {
       await load.firstSuccessAfter(Date.now(), 10_000);
 
       const filledAt = Date.now();
-      const filler = fillUp(walDir);
+      filler = fillUp(walDir);
       await switchWalUntilItFails(started.superuserUrl, 20_000);
       await load.firstUnavailableAfter(filledAt, 20_000);
       await readiness.firstAfter(filledAt, 503, 15_000);
@@ -160,6 +164,8 @@ describeAsRoot('full disk', () => {
       await expectMoneyIntact(load, started.users, OPENING_BALANCE, started.superuserUrl);
       await expectAuditOk(t, started.admin);
     } finally {
+      // A failed assertion must not leave the database without space while it shuts down.
+      if (filler) freeSpace(filler);
       await t?.close();
       unmount(walDir);
       removeTempDir(base);
