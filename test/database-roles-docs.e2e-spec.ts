@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { REPO_ROOT } from '../scripts/lib/service-process';
-import { createDataSource, migrateAndVerify } from '../src/database/data-source';
 import { testUrl, withClient } from './support/db';
 import { startTestApp } from './support/test-app';
 
@@ -68,21 +67,20 @@ describe('docs/database-roles.md', () => {
     );
     await runAs(ownerUrl, documentedSql('Once, as the owner', names).join('\n'));
 
-    const dataSource = createDataSource(ownerUrl, 1);
-    await dataSource.initialize();
-    try {
-      await migrateAndVerify(dataSource);
-    } finally {
-      await dataSource.destroy();
-    }
-
-    const t = await startTestApp({ NODE_ENV: 'production', DATABASE_URL: serviceUrl });
+    // The service role alone cannot create the schema, and says which variable is missing.
+    await expect(startTestApp({ NODE_ENV: 'production', DATABASE_URL: serviceUrl })).rejects.toThrow(
+      /^DATABASE_URL: the role may not apply the pending migrations \(permission denied.*set DATABASE_OWNER_URL/,
+    );
+    // With the owner's URL the migrations run at boot as the owner, and the service serves as its own role.
+    const t = await startTestApp({ NODE_ENV: 'production', DATABASE_URL: serviceUrl, DATABASE_OWNER_URL: ownerUrl });
     try {
       const alice = await t.api.registerUser({ balance: 0 });
       expect(alice.upiId).toBeDefined();
     } finally {
       await t.close();
     }
+    // Later instances need no owner at all once the schema is there.
+    await (await startTestApp({ NODE_ENV: 'production', DATABASE_URL: serviceUrl })).close();
     const service = new Client({ connectionString: serviceUrl });
     await service.connect();
     try {

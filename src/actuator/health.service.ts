@@ -36,8 +36,8 @@ export class HealthService {
   ) {}
 
   /**
-   * Liveness: DOWN only when this process cannot heal itself, i.e. its embedded PostgreSQL died
-   * and could not be restarted. A restart of the process is then the cure; anything else recovers in place.
+   * Liveness: DOWN only while its embedded PostgreSQL has stayed dead past the restart window, so
+   * that an orchestrator restarts the process; restarts go on meanwhile, and it is UP once back.
    */
   liveness(): HealthStatus {
     return this.embedded?.failed ? 'DOWN' : 'UP';
