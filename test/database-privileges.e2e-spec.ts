@@ -6,6 +6,9 @@ import { REPO_ROOT } from '../scripts/lib/service-process';
 import { makeTempDir, removeTempDir } from './support/temp-dir';
 import { startTestApp } from './support/test-app';
 
+/** Production, with the privilege check on (the harness turns it off for its own superuser). */
+const PRODUCTION = { NODE_ENV: 'production', DATABASE_ALLOW_PRIVILEGED: 'false' };
+
 const roleUrl = (name: 'TEST_OWNER_DATABASE_URL' | 'TEST_SERVICE_DATABASE_URL') => {
   const url = process.env[name];
   if (!url) throw new Error(`${name} is not set: these tests need the embedded test database's roles (global setup)`);
@@ -20,15 +23,15 @@ describe('privileges of an external DATABASE_URL', () => {
   const warned = () => warnings.mock.calls.map((call) => String(call[0])).filter((m) => m.startsWith('DATABASE_URL'));
 
   it('refuses a superuser under NODE_ENV=production, naming the fix', async () => {
-    await expect(startTestApp({ NODE_ENV: 'production' })).rejects.toThrow(
+    await expect(startTestApp(PRODUCTION)).rejects.toThrow(
       /^DATABASE_URL: role "postgres" is a superuser.*docs\/database-roles\.md.*DATABASE_ALLOW_PRIVILEGED=true/,
     );
   });
 
   it('refuses the tables owner under NODE_ENV=production', async () => {
-    await expect(
-      startTestApp({ NODE_ENV: 'production', DATABASE_URL: roleUrl('TEST_OWNER_DATABASE_URL') }),
-    ).rejects.toThrow(/^DATABASE_URL: role "payments_owner" owns \(or inherits the owner of\) tables /);
+    await expect(startTestApp({ ...PRODUCTION, DATABASE_URL: roleUrl('TEST_OWNER_DATABASE_URL') })).rejects.toThrow(
+      /^DATABASE_URL: role "payments_owner" owns \(or inherits the owner of\) tables /,
+    );
   });
 
   it('starts a superuser under production with DATABASE_ALLOW_PRIVILEGED=true, and warns', async () => {
@@ -38,13 +41,13 @@ describe('privileges of an external DATABASE_URL', () => {
   });
 
   it('only warns outside production', async () => {
-    const t = await startTestApp({});
+    const t = await startTestApp({ DATABASE_ALLOW_PRIVILEGED: 'false' });
     await t.close();
     expect(warned()).toEqual([expect.stringMatching(/role "postgres" is a superuser/)]);
   });
 
   it('starts the service role in production without a word, and it serves', async () => {
-    const t = await startTestApp({ NODE_ENV: 'production', DATABASE_URL: roleUrl('TEST_SERVICE_DATABASE_URL') });
+    const t = await startTestApp({ ...PRODUCTION, DATABASE_URL: roleUrl('TEST_SERVICE_DATABASE_URL') });
     try {
       expect((await t.api.get('/actuator/health/readiness')).status).toBe(200);
       expect(warned()).toEqual([]);

@@ -27,6 +27,9 @@ async function runAs(url: string, sql: string): Promise<void> {
   });
 }
 
+/** Production, with the privilege check on (the harness turns it off for its own superuser). */
+const PRODUCTION = { NODE_ENV: 'production', DATABASE_ALLOW_PRIVILEGED: 'false' };
+
 const urlFor = (role: string, password: string, database: string) => {
   const url = new URL(testUrl());
   url.username = role;
@@ -68,11 +71,11 @@ describe('docs/database-roles.md', () => {
     await runAs(ownerUrl, documentedSql('Once, as the owner', names).join('\n'));
 
     // The service role alone cannot create the schema, and says which variable is missing.
-    await expect(startTestApp({ NODE_ENV: 'production', DATABASE_URL: serviceUrl })).rejects.toThrow(
+    await expect(startTestApp({ ...PRODUCTION, DATABASE_URL: serviceUrl })).rejects.toThrow(
       /^DATABASE_URL: the role may not apply the pending migrations \(permission denied.*set DATABASE_OWNER_URL/,
     );
     // With the owner's URL the migrations run at boot as the owner, and the service serves as its own role.
-    const t = await startTestApp({ NODE_ENV: 'production', DATABASE_URL: serviceUrl, DATABASE_OWNER_URL: ownerUrl });
+    const t = await startTestApp({ ...PRODUCTION, DATABASE_URL: serviceUrl, DATABASE_OWNER_URL: ownerUrl });
     try {
       const alice = await t.api.registerUser({ balance: 0 });
       expect(alice.upiId).toBeDefined();
@@ -80,7 +83,7 @@ describe('docs/database-roles.md', () => {
       await t.close();
     }
     // Later instances need no owner at all once the schema is there.
-    await (await startTestApp({ NODE_ENV: 'production', DATABASE_URL: serviceUrl })).close();
+    await (await startTestApp({ ...PRODUCTION, DATABASE_URL: serviceUrl })).close();
     const service = new Client({ connectionString: serviceUrl });
     await service.connect();
     try {

@@ -1,4 +1,4 @@
-import { chmodSync, chownSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { privateDirectoryProblem, readOrCreateSecret, secretFileProblem } from './private-files';
@@ -8,10 +8,12 @@ describe('private files in DATA_DIR', () => {
   afterAll(() => rmSync(root, { recursive: true, force: true }));
   const asRoot = process.getuid?.() === 0;
 
-  it('creates a missing DATA_DIR that only its owner can write', () => {
+  it('leaves a missing DATA_DIR alone, and the secret creates it private', () => {
     const dir = join(root, 'fresh');
     expect(privateDirectoryProblem(dir)).toBeUndefined();
-    expect(statSync(dir).mode & 0o022).toBe(0);
+    expect(existsSync(dir)).toBe(false);
+    readOrCreateSecret(join(dir, 'secret'));
+    expect(statSync(dir).mode & 0o077).toBe(process.getuid?.() === 0 ? 0o011 : 0);
   });
 
   it.each([0o777, 0o775, 0o757])('refuses a DATA_DIR with mode %o, saying how to fix it', (mode) => {

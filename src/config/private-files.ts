@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 /**
  * DATA_DIR holds secrets (the JWT secret, the embedded database's password): another local user
@@ -12,13 +13,9 @@ const READABLE_BY_OTHERS = 0o044;
 const ownUid = () => process.getuid?.() ?? -1;
 const octal = (mode: number) => (mode & 0o777).toString(8).padStart(3, '0');
 
-/** Creates DATA_DIR (private) when missing; returns a problem when it exists but others can write it. */
+/** A problem when DATA_DIR exists but others can write it; a missing one is created private by its first user. */
 export function privateDirectoryProblem(dir: string): string | undefined {
-  if (!existsSync(dir)) {
-    // As root the database's OS user must be able to pass through (x) to its own subdirectory.
-    mkdirSync(dir, { recursive: true, mode: ownUid() === 0 ? 0o711 : 0o700 });
-    return undefined;
-  }
+  if (!existsSync(dir)) return undefined;
   const stat = lstatSync(dir);
   if (!stat.isDirectory()) return `${dir} is not a directory`;
   if (stat.uid !== ownUid() && stat.uid !== 0) {
@@ -58,8 +55,14 @@ export function readOrCreateSecret(
     if (problem) return { problem };
     return { secret: readFileSync(file, 'utf8').trim(), created: false };
   }
+  createPrivateDirectory(dirname(file));
   const secret = randomBytes(bytes).toString('base64url');
   // 'wx': never follow or overwrite something another process put there in the meantime.
   writeFileSync(file, secret + '\n', { mode: 0o600, flag: 'wx' });
   return { secret, created: true };
+}
+
+/** DATA_DIR when missing: private, except that as root the database's OS user may pass through (x) to its subdirectory. */
+export function createPrivateDirectory(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: ownUid() === 0 ? 0o711 : 0o700 });
 }

