@@ -7,6 +7,7 @@ import { Client } from 'pg';
 import { findLedgerViolations } from '../scripts/lib/ledger-invariants';
 import { ServiceProcess } from '../scripts/lib/service-process';
 import { EmbeddedDatabase } from '../src/database/embedded-postgres';
+import { embeddedPasswords, embeddedUrl, SUPERUSER } from '../src/database/embedded-roles';
 import { ApiClient, newIdempotencyKey, type RegisteredUser } from './support/api-client';
 import { TEST_JWT_SECRET } from './support/jwt';
 
@@ -172,7 +173,8 @@ describe('database loss under load', () => {
       expectNoServerErrors(load.attempts);
       expect(service.child.exitCode).toBeNull(); // the same Node process throughout
       expect((await fetch(`${service.baseUrl}/actuator/health/liveness`)).status).toBe(200);
-      await expectMoneyIntact(load, users, `postgres://postgres:postgres@127.0.0.1:${port}/payments`);
+      const superuserUrl = embeddedUrl(SUPERUSER, embeddedPasswords(dataDir).superuser, Number(port));
+      await expectMoneyIntact(load, users, superuserUrl);
     } finally {
       expect(await service.stop('SIGTERM')).toBe(0);
     }

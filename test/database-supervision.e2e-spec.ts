@@ -40,3 +40,45 @@ describe('embedded database supervision', () => {
     }
   }, 90_000);
 });
+
+/** After the restart window the service says so (liveness DOWN) but does not stop healing. */
+describe('embedded database supervision after the restart window', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'payments-supervision-forever-'));
+  chmodSync(dataDir, 0o755);
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('keeps restarting with capped back-off, and liveness and readiness return UP without a restart of Node', async () => {
+    const t = await startTestApp({ DATABASE_URL: '', DATA_DIR: dataDir, DATABASE_RESTART_WINDOW_MS: '1000' });
+    try {
+      const user = await t.api.registerUser({ balance: 10 });
+      const databaseDir = join(dataDir, 'postgres');
+      const pid = Number(readFileSync(join(databaseDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      renameSync(join(databaseDir, 'PG_VERSION'), join(databaseDir, 'PG_VERSION.hidden'));
+      process.kill(pid, 'SIGKILL');
+
+      const waitFor = async (path: string, status: number, timeoutMs: number) => {
+        const deadline = Date.now() + timeoutMs;
+        let response = await t.api.get(path);
+        while (response.status !== status && Date.now() < deadline) {
+          await sleep(200);
+          response = await t.api.get(path);
+        }
+        return response.status;
+      };
+      expect(await waitFor('/actuator/health/liveness', 503, 20_000)).toBe(503);
+      // Well past the window: still DOWN, still trying.
+      await sleep(5000);
+      expect((await t.api.get('/actuator/health/liveness')).status).toBe(503);
+
+      const repairedAt = Date.now();
+      renameSync(join(databaseDir, 'PG_VERSION.hidden'), join(databaseDir, 'PG_VERSION'));
+      expect(await waitFor('/actuator/health/liveness', 200, 15_000)).toBe(200);
+      expect(await waitFor('/actuator/health/readiness', 200, 15_000)).toBe(200);
+      expect(Date.now() - repairedAt).toBeLessThan(15_000);
+      // The data from before the loss is served again by the same process.
+      expect((await t.api.get(`/api/v1/users/${user.referenceId}`, user.token)).status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  }, 90_000);
+});

@@ -2,7 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
-import { EMBEDDED_DATABASE } from '../database/database.module';
+import { DISK_FULL_WINDOW, EMBEDDED_DATABASE } from '../database/database.module';
+import type { DiskFullWindow } from '../database/disk-full-window';
 import type { EmbeddedDatabase } from '../database/embedded-postgres';
 import { CircuitBreakers, UPI_CIRCUIT } from '../resilience/circuit-breakers';
 import { TransferRateLimiter } from '../transactions/transfer-rate-limiter';
@@ -31,11 +32,12 @@ export class HealthService {
     private readonly rateLimiter: TransferRateLimiter,
     private readonly config: AppConfig,
     @Inject(EMBEDDED_DATABASE) private readonly embedded: EmbeddedDatabase | null,
+    @Inject(DISK_FULL_WINDOW) private readonly diskFull: DiskFullWindow,
   ) {}
 
   /**
-   * Liveness: DOWN only when this process cannot heal itself, i.e. its embedded PostgreSQL died
-   * and could not be restarted. A restart of the process is then the cure; anything else recovers in place.
+   * Liveness: DOWN only while its embedded PostgreSQL has stayed dead past the restart window, so
+   * that an orchestrator restarts the process; restarts go on meanwhile, and it is UP once back.
    */
   liveness(): HealthStatus {
     return this.embedded?.failed ? 'DOWN' : 'UP';
@@ -62,9 +64,14 @@ export class HealthService {
     return { status, components };
   }
 
-  /** A round trip to PostgreSQL through the pool, bounded so a hung connection reads as DOWN. */
+  /**
+   * A round trip to PostgreSQL through the pool, bounded so a hung connection reads as DOWN; and
+   * DOWN while writes were refused for lack of disk space in the last seconds (disk-full-window.ts).
+   */
   private async database() {
     const session = this.indicators.check('db');
+    const full = this.diskFull.recent();
+    if (full) return session.down({ error: `disk full ${full.ageMs} ms ago: ${full.message}` });
     try {
       await Promise.race([
         this.dataSource.query('SELECT 1'),

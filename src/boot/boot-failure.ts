@@ -34,23 +34,24 @@ export function describeBootFailure(error: unknown, context: BootContext): strin
 }
 
 /** The database error turned into a line that names DATABASE_URL (never its password). */
-export function databaseUrlFailure(error: unknown, url: string): BootError {
+export function databaseUrlFailure(error: unknown, url: string, variable = 'DATABASE_URL'): BootError {
   const target = safeTarget(url);
   const code = (error as { code?: unknown } | null)?.code;
   if (code === '28P01' || code === '28000') {
-    return new BootError('DATABASE_URL', `the server at ${target} refused the credentials (${causeOf(error)})`);
+    return new BootError(variable, `the server at ${target} refused the credentials (${causeOf(error)})`);
   }
-  if (code === '3D000') return new BootError('DATABASE_URL', `${causeOf(error)} on the server at ${target}`);
-  return new BootError('DATABASE_URL', `cannot connect to the database server at ${target} (${causeOf(error)})`);
+  if (code === '3D000') return new BootError(variable, `${causeOf(error)} on the server at ${target}`);
+  return new BootError(variable, `cannot connect to the database server at ${target} (${causeOf(error)})`);
 }
 
 export function dataDirFailure(error: unknown, dataDir: string): BootError {
+  if (error instanceof BootError) return error;
   const code = (error as { code?: unknown } | null)?.code;
   if (code === 'EEXIST' || code === 'ENOTDIR') return new BootError('DATA_DIR', `${dataDir} is not a directory`);
   return new BootError(
     'DATA_DIR',
-    `cannot use ${dataDir} (${causeOf(error)}); it must be a directory writable by this user ` +
-      `(and by the "postgres" OS user that embedded PostgreSQL runs as when started as root)`,
+    `cannot use ${dataDir} (${causeOf(error)}); it must be a directory writable by this user only ` +
+      `(when started as root, the "postgres" OS user that embedded PostgreSQL runs as must be able to pass through it: chmod o+x)`,
   );
 }
 

@@ -101,4 +101,25 @@ describe('loadConfig', () => {
     expect(readFileSync(join(dataDir, 'jwt-secret'), 'utf8').trim()).toBe(first);
     expect(loadConfig({ DATA_DIR: freshDataDir() }).jwtSecret).not.toBe(first);
   });
+
+  it('reads the database role settings: owner URL for migrations, privileged service role refused by default', () => {
+    const defaults = loadConfig({ DATA_DIR: freshDataDir(), JWT_SECRET: SECRET });
+    expect({ owner: defaults.databaseOwnerUrl, allow: defaults.databaseAllowPrivileged }).toEqual({
+      owner: undefined,
+      allow: false,
+    });
+    const set = loadConfig({
+      DATA_DIR: freshDataDir(),
+      JWT_SECRET: SECRET,
+      DATABASE_OWNER_URL: 'postgres://owner:pw@db:5432/payments',
+      DATABASE_ALLOW_PRIVILEGED: 'true',
+    });
+    expect({ owner: set.databaseOwnerUrl, allow: set.databaseAllowPrivileged }).toEqual({
+      owner: 'postgres://owner:pw@db:5432/payments',
+      allow: true,
+    });
+    expect(problemsOf({ DATABASE_OWNER_URL: 'mysql://x@y/z' })).toEqual([
+      'DATABASE_OWNER_URL must use postgres: or postgresql:, got "mysql:"',
+    ]);
+  });
 });

@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
+import { privateDirectoryProblem, readOrCreateSecret } from './private-files';
 
 /** Typed, validated configuration: read from the environment once, at boot. */
 export class AppConfig {
@@ -59,6 +58,11 @@ export class AppConfig {
   /** Delays between delivery attempts, in ms: one attempt more than there are delays, then FAILED. */
   readonly webhookRetryScheduleMs: number[];
   readonly webhookTimeoutMs: number;
+  // Database roles (README "Security", docs/database-roles.md).
+  /** The owner role's URL: migrations run with it at boot. Unset: with DATABASE_URL. */
+  readonly databaseOwnerUrl: string | undefined;
+  /** Lets an external DATABASE_URL that is a superuser or owns the tables start under NODE_ENV=production. */
+  readonly databaseAllowPrivileged: boolean;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -138,8 +142,15 @@ export function loadConfig(env: Env = process.env): AppConfig {
     webhookAllowPrivateNetworks: reader.boolean('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
     webhookRetryScheduleMs: reader.durations('WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,10h'),
     webhookTimeoutMs: reader.integer('WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    databaseOwnerUrl: reader.optionalUrl('DATABASE_OWNER_URL', ['postgres:', 'postgresql:']),
+    databaseAllowPrivileged: reader.boolean('DATABASE_ALLOW_PRIVILEGED', false),
   };
-  config.jwtSecret = resolveJwtSecret(env.JWT_SECRET, nodeEnv, dataDir, problems);
+  // DATA_DIR matters only when it holds something: the embedded database or the generated JWT secret.
+  const dataDirProblem = !databaseUrl || !env.JWT_SECRET ? privateDirectoryProblem(dataDir) : undefined;
+  if (dataDirProblem) problems.push(`DATA_DIR: ${dataDirProblem}`);
+  // A secret file in a directory that others can write is not read at all.
+  if (!dataDirProblem || env.JWT_SECRET)
+    config.jwtSecret = resolveJwtSecret(env.JWT_SECRET, nodeEnv, dataDir, problems);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return new AppConfig(config);
@@ -191,12 +202,12 @@ function resolveJwtSecret(value: string | undefined, nodeEnv: string, dataDir: s
     problems.push('JWT_SECRET is required when NODE_ENV=production (at least 32 bytes)');
     return '';
   }
-  const file = join(dataDir, 'jwt-secret');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  mkdirSync(dataDir, { recursive: true });
-  const secret = randomBytes(48).toString('base64url');
-  writeFileSync(file, secret + '\n', { mode: 0o600 });
-  return secret;
+  const kept = readOrCreateSecret(join(dataDir, 'jwt-secret'));
+  if ('problem' in kept) {
+    problems.push(`DATA_DIR: ${kept.problem}`);
+    return '';
+  }
+  return kept.secret;
 }
 
 class EnvReader {

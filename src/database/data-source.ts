@@ -1,10 +1,11 @@
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
+import { type DiskFullWindow, faultObservingClient } from './disk-full-window';
 import { ENTITIES } from './entities';
 import { applySqlFunctions } from './sql-functions';
 
-export function createDataSource(url: string, poolSize: number): DataSource {
+export function createDataSource(url: string, poolSize: number, faults?: DiskFullWindow): DataSource {
   return new DataSource({
     type: 'postgres',
     url,
@@ -16,7 +17,12 @@ export function createDataSource(url: string, poolSize: number): DataSource {
     // Query errors surface as exceptions; logging them here would leak parameters into logs.
     logging: false,
     poolSize,
-    extra: { max: poolSize, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000 },
+    extra: {
+      max: poolSize,
+      idleTimeoutMillis: 30_000,
+      connectionTimeoutMillis: 5_000,
+      ...(faults ? { Client: faultObservingClient(faults) } : {}),
+    },
   });
 }
 

@@ -1,9 +1,12 @@
 import { Global, Logger, Module, type DynamicModule, type OnApplicationShutdown, Inject } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
-import { databaseUrlFailure, dataDirFailure } from '../boot/boot-failure';
+import { BootError, databaseUrlFailure, dataDirFailure } from '../boot/boot-failure';
+import { pgErrorCode } from '../common/errors/postgres-errors';
 import { AppConfig } from '../config/app-config';
+import { checkServicePrivileges } from './database-privileges';
 import { createDataSource, migrateExclusively } from './data-source';
+import { DiskFullWindow } from './disk-full-window';
 import { EmbeddedDatabase } from './embedded-postgres';
 import { createPgPool, PG_POOL } from './pg-pool';
 
@@ -11,35 +14,75 @@ export interface OpenedDatabase {
   dataSource: DataSource;
   pool: Pool;
   embedded?: EmbeddedDatabase;
+  /** Recent "disk full" refusals seen by either pool: readiness follows them. */
+  diskFull: DiskFullWindow;
 }
 
-/** Starts the database (embedded unless DATABASE_URL is set), migrates it and checks the schema. */
-export async function openDatabase(config: AppConfig): Promise<OpenedDatabase> {
+/** `serve` checks the service role's privileges; `migrate` (npm run migration:run) is the owner's job. */
+export type OpenPurpose = 'serve' | 'migrate';
+
+/**
+ * Starts the database (embedded unless DATABASE_URL is set), migrates it as the owner role
+ * (embedded: its own; external: DATABASE_OWNER_URL, else DATABASE_URL) and checks the schema.
+ */
+export async function openDatabase(config: AppConfig, purpose: OpenPurpose = 'serve'): Promise<OpenedDatabase> {
   const logger = new Logger('Database');
   let embedded: EmbeddedDatabase | undefined;
   let url = config.databaseUrl;
+  let ownerUrl = config.databaseOwnerUrl ?? url;
   if (!url) {
-    embedded = new EmbeddedDatabase({ dataDir: config.dataDir, restartWindowMs: config.databaseRestartWindowMs });
-    url = await embedded.start().catch((error: unknown) => {
+    const database = new EmbeddedDatabase({ dataDir: config.dataDir, restartWindowMs: config.databaseRestartWindowMs });
+    embedded = database;
+    await database.start().catch((error: unknown) => {
       throw dataDirFailure(error, config.dataDir);
     });
+    url = database.serviceUrl;
+    ownerUrl = database.ownerUrl;
   }
+  const diskFull = new DiskFullWindow();
   // The ORM serves the reads; the money movements go through PG_POOL, which gets the full size.
-  const dataSource = createDataSource(url, Math.max(2, Math.ceil(config.dbPoolSize / 2)));
+  const dataSource = createDataSource(url, Math.max(2, Math.ceil(config.dbPoolSize / 2)), diskFull);
   try {
     await dataSource.initialize().catch((error: unknown) => {
       throw config.databaseUrl ? databaseUrlFailure(error, config.databaseUrl) : error;
     });
-    const applied = await migrateExclusively(dataSource, url);
+    const applied = await migrateAsOwner(dataSource, url, ownerUrl ?? url, config);
     if (applied.length > 0) logger.log(`Applied migrations: ${applied.join(', ')}`);
-    const pool = createPgPool(url, config.dbPoolSize);
+    if (purpose === 'serve' && config.databaseUrl) {
+      await checkServicePrivileges(dataSource, config.nodeEnv === 'production', config.databaseAllowPrivileged, logger);
+    }
+    const pool = createPgPool(url, config.dbPoolSize, diskFull);
     survivesConnectionLoss(pool, logger);
     survivesConnectionLoss((dataSource.driver as unknown as { master: Pool }).master, logger);
-    return { dataSource, pool, embedded };
+    return { dataSource, pool, embedded, diskFull };
   } catch (error) {
     if (dataSource.isInitialized) await dataSource.destroy();
     await embedded?.stop();
     throw error;
+  }
+}
+
+/** Migrations with the owner's connection (a short-lived one when that is not the service's URL). */
+async function migrateAsOwner(serving: DataSource, url: string, ownerUrl: string, config: AppConfig) {
+  const owner = ownerUrl === url ? serving : createDataSource(ownerUrl, 1);
+  try {
+    if (owner !== serving) {
+      await owner.initialize().catch((error: unknown) => {
+        throw config.databaseOwnerUrl
+          ? databaseUrlFailure(error, config.databaseOwnerUrl, 'DATABASE_OWNER_URL')
+          : error;
+      });
+    }
+    return await migrateExclusively(owner, ownerUrl);
+  } catch (error) {
+    if (pgErrorCode(error) !== '42501' || !config.databaseUrl) throw error;
+    throw new BootError(
+      config.databaseOwnerUrl ? 'DATABASE_OWNER_URL' : 'DATABASE_URL',
+      `the role may not apply the pending migrations (${(error as Error).message}); ` +
+        'set DATABASE_OWNER_URL to the owner role (docs/database-roles.md)',
+    );
+  } finally {
+    if (owner !== serving && owner.isInitialized) await owner.destroy();
   }
 }
 
@@ -56,7 +99,7 @@ function survivesConnectionLoss(pool: Pool, logger: Logger): void {
 }
 
 /** Both pools, then the embedded server; each step bounded so a dead database cannot stall shutdown. */
-export async function closeDatabase(opened: OpenedDatabase): Promise<void> {
+export async function closeDatabase(opened: Omit<OpenedDatabase, 'diskFull'>): Promise<void> {
   const logger = new Logger('Database');
   const step = async (name: string, work: () => Promise<unknown>, limitMs = 2000) => {
     let timer: NodeJS.Timeout | undefined;
@@ -80,6 +123,7 @@ export async function closeDatabase(opened: OpenedDatabase): Promise<void> {
 }
 
 export const EMBEDDED_DATABASE = Symbol('EMBEDDED_DATABASE');
+export const DISK_FULL_WINDOW = Symbol('DISK_FULL_WINDOW');
 
 @Global()
 @Module({})
@@ -97,8 +141,9 @@ export class DatabaseModule implements OnApplicationShutdown {
         { provide: DataSource, useValue: opened.dataSource },
         { provide: PG_POOL, useValue: opened.pool },
         { provide: EMBEDDED_DATABASE, useValue: opened.embedded ?? null },
+        { provide: DISK_FULL_WINDOW, useValue: opened.diskFull },
       ],
-      exports: [DataSource, PG_POOL, EMBEDDED_DATABASE],
+      exports: [DataSource, PG_POOL, EMBEDDED_DATABASE, DISK_FULL_WINDOW],
     };
   }
 

@@ -1,4 +1,5 @@
 import { Pool } from 'pg';
+import { type DiskFullWindow, faultObservingClient } from './disk-full-window';
 
 /**
  * Injection token for the service's own pg pool: the hot paths (one function call per money
@@ -7,6 +8,12 @@ import { Pool } from 'pg';
  */
 export const PG_POOL = Symbol('PG_POOL');
 
-export function createPgPool(url: string, size: number): Pool {
-  return new Pool({ connectionString: url, max: size, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000 });
+export function createPgPool(url: string, size: number, faults?: DiskFullWindow): Pool {
+  return new Pool({
+    connectionString: url,
+    max: size,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: 5_000,
+    ...(faults ? { Client: faultObservingClient(faults) } : {}),
+  });
 }

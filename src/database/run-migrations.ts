@@ -6,7 +6,7 @@ import { openDatabase } from './database.module';
 async function runMigrations(): Promise<void> {
   const config = loadConfig();
   applyLogLevel(config.logLevel);
-  const { dataSource, pool, embedded } = await openDatabase(config);
+  const { dataSource, pool, embedded } = await openDatabase(config, 'migrate');
   await pool.end();
   await dataSource.destroy();
   await embedded?.stop();

@@ -7,12 +7,15 @@ import { makeTempDir, removeTempDir } from './temp-dir';
 
 /**
  * One real PostgreSQL for the whole run: TEST_DATABASE_URL when given, otherwise an
- * embedded one in a temporary directory with fsync off. Migrations run once, here.
+ * embedded one in a temporary directory with fsync off (TEST_DATABASE_URL is then its superuser,
+ * TEST_OWNER_DATABASE_URL the owner role, TEST_SERVICE_DATABASE_URL the service's role). Migrations
+ * run once, here, as the owner role.
  */
 export default async function globalSetup(): Promise<void> {
   Logger.overrideLogger(['error']);
   buildService();
   let url = process.env.TEST_DATABASE_URL;
+  let ownerUrl = url;
   if (!url) {
     const dataDir = makeTempDir('payments-test', { forPostgres: true });
     process.env.TEST_DATA_DIR = dataDir;
@@ -26,8 +29,12 @@ export default async function globalSetup(): Promise<void> {
     // The global teardown stops it and deletes dataDir.
     (globalThis as { testDatabase?: EmbeddedDatabase }).testDatabase = database;
     process.env.TEST_DATABASE_URL = url;
+    // Tests administer the database as its superuser; the schema belongs to the owner role, as in production.
+    ownerUrl = database.ownerUrl;
+    process.env.TEST_OWNER_DATABASE_URL = database.ownerUrl;
+    process.env.TEST_SERVICE_DATABASE_URL = database.serviceUrl;
   }
-  const dataSource = createDataSource(url, 2);
+  const dataSource = createDataSource(ownerUrl ?? url, 2);
   await dataSource.initialize();
   try {
     await migrateAndVerify(dataSource);

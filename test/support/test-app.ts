@@ -24,6 +24,8 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
       JWT_SECRET: TEST_JWT_SECRET,
       LOG_LEVEL: 'fatal',
       DB_POOL_SIZE: '10',
+      // The harness connects as the test server's superuser by design (it also administers it), in any NODE_ENV.
+      DATABASE_ALLOW_PRIVILEGED: 'true',
       ...env,
     });
     const app = await createApp(config);

@@ -1,5 +1,5 @@
 import { QueryFailedError } from 'typeorm';
-import { isDatabaseUnavailable } from './postgres-errors';
+import { isDatabaseUnavailable, isDiskFull } from './postgres-errors';
 
 const pgError = (code: string, message = 'server said no') => Object.assign(new Error(message), { code });
 const socketError = (code: string) => Object.assign(new Error(`connect ${code} 127.0.0.1:5432`), { code });
@@ -11,6 +11,9 @@ describe('isDatabaseUnavailable', () => {
     ['crash shutdown', pgError('57P02')],
     ['starting up', pgError('57P03', 'the database system is starting up')],
     ['too many connections', pgError('53300')],
+    ['disk full', pgError('53100', 'could not extend file "base/16384/16385": No space left on device')],
+    ['out of memory', pgError('53200')],
+    ['a wrapped disk full', new QueryFailedError('INSERT', [], pgError('53100'))],
     ['connection refused', socketError('ECONNREFUSED')],
     ['connection reset', socketError('ECONNRESET')],
     ['host not found', socketError('ENOTFOUND')],
@@ -30,5 +33,14 @@ describe('isDatabaseUnavailable', () => {
     ['nothing', undefined],
   ])('is false for %s', (_name, error) => {
     expect(isDatabaseUnavailable(error)).toBe(false);
+  });
+});
+
+describe('isDiskFull', () => {
+  it('is true for SQLSTATE 53100, wrapped or not, and false for the rest of class 53', () => {
+    expect(isDiskFull(pgError('53100'))).toBe(true);
+    expect(isDiskFull(new QueryFailedError('INSERT', [], pgError('53100')))).toBe(true);
+    expect(isDiskFull(pgError('53300'))).toBe(false);
+    expect(isDiskFull(undefined)).toBe(false);
   });
 });

@@ -6,6 +6,7 @@ export const PgErrorCode = {
   UniqueViolation: '23505',
   CheckViolation: '23514',
   LockNotAvailable: '55P03',
+  DiskFull: '53100',
 } as const;
 
 /** The SQLSTATE of an error from pg directly or wrapped by TypeORM; undefined for anything else. */
@@ -17,9 +18,12 @@ export function pgErrorCode(error: unknown): string | undefined {
 
 /**
  * Server-side codes meaning "the database is not there right now": class 08 (connection
- * exception), admin/crash shutdown and "starting up" (57P01-57P03), too many connections.
+ * exception), admin/crash shutdown and "starting up" (57P01-57P03). Class 53 (insufficient
+ * resources: disk full 53100, out of memory 53200, too many connections 53300) is matched by
+ * its prefix: the request was sound, the server lacks room for it now, so it is retryable too.
  */
-const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03']);
+const UNAVAILABLE_CLASSES = ['08', '53'];
 
 /** Socket-level failures from the driver, before or during a query. */
 const UNAVAILABLE_SYSCALL_CODES = new Set([
@@ -49,7 +53,7 @@ const UNAVAILABLE_MESSAGES = [
 export function isDatabaseUnavailable(error: unknown): boolean {
   for (let current = error, depth = 0; current && depth < 5; depth++) {
     const code = pgErrorCode(current);
-    if (code && (code.startsWith('08') || UNAVAILABLE_SQLSTATES.has(code))) return true;
+    if (code && (UNAVAILABLE_CLASSES.includes(code.slice(0, 2)) || UNAVAILABLE_SQLSTATES.has(code))) return true;
     const candidate = current instanceof QueryFailedError ? current.driverError : current;
     const syscallCode = (candidate as { code?: unknown }).code;
     if (typeof syscallCode === 'string' && UNAVAILABLE_SYSCALL_CODES.has(syscallCode)) return true;
@@ -60,4 +64,9 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     current = (candidate as { errors?: unknown[] }).errors?.[0];
   }
   return false;
+}
+
+/** True when PostgreSQL refused a write for lack of disk space (readiness follows these). */
+export function isDiskFull(error: unknown): boolean {
+  return pgErrorCode(error) === PgErrorCode.DiskFull;
 }

@@ -1,0 +1,62 @@
+import { Client } from 'pg';
+import { isDiskFull } from '../common/errors/postgres-errors';
+
+/** How long after the last "no space left" refusal readiness stays DOWN. */
+export const DISK_FULL_WINDOW_MS = 10_000;
+
+/**
+ * Readiness for a full disk, from the errors of the last seconds rather than a write probe.
+ * Why: a probe's tiny write can succeed in free space of a page that already exists (or in a WAL
+ * segment already allocated) while every transfer, which must extend its tables, is refused; the
+ * refusals the clients get are the truth. Every query of both pools passes through here, so
+ * background writes (outbox, purges) count too. The cost: with no traffic at all (the load
+ * balancer took the instance out) readiness turns UP after the window and a request or two
+ * probes the disk again.
+ */
+export class DiskFullWindow {
+  private lastAt = 0;
+  private lastMessage = '';
+
+  constructor(private readonly windowMs = DISK_FULL_WINDOW_MS) {}
+
+  note(error: unknown): void {
+    if (!isDiskFull(error)) return;
+    this.lastAt = Date.now();
+    this.lastMessage = (error as Error).message;
+  }
+
+  /** The last refusal, while it is recent enough to keep readiness DOWN. */
+  recent(): { ageMs: number; message: string } | undefined {
+    const ageMs = Date.now() - this.lastAt;
+    return ageMs <= this.windowMs ? { ageMs, message: this.lastMessage } : undefined;
+  }
+}
+
+type QueryFn = (...args: unknown[]) => unknown;
+
+/**
+ * A pg Client class whose query errors are also shown to `faults` (the pools' `Client` option).
+ * The caller still gets its own error: this only looks.
+ */
+export function faultObservingClient(faults: DiskFullWindow): typeof Client {
+  return class FaultObservingClient extends Client {
+    constructor(...args: ConstructorParameters<typeof Client>) {
+      super(...args);
+      const query = this.query.bind(this) as QueryFn;
+      const observed: QueryFn = (...queryArgs) => {
+        const callback = queryArgs[queryArgs.length - 1];
+        if (typeof callback === 'function') {
+          queryArgs[queryArgs.length - 1] = (error: unknown, ...rest: unknown[]) => {
+            if (error) faults.note(error);
+            return (callback as QueryFn)(error, ...rest);
+          };
+          return query(...queryArgs);
+        }
+        const result = query(...queryArgs);
+        if (result instanceof Promise) result.catch((error: unknown) => faults.note(error));
+        return result;
+      };
+      this.query = observed as Client['query'];
+    }
+  };
+}

@@ -1,0 +1,47 @@
+import type { Logger } from '@nestjs/common';
+
+/** Lines kept for the report of an exit: enough for the cause and its context. */
+const TAIL_LINES = 30;
+const SEVERE = /\b(FATAL|PANIC):/;
+
+/**
+ * PostgreSQL's own log (its stderr) into the service's JSON log: FATAL and PANIC lines at
+ * `error` as they come, everything else at `verbose`, and the last lines kept so that an exit
+ * or a failed start can be explained at `error` without raising the log level.
+ */
+export class PostgresLogRelay {
+  private readonly tail: string[] = [];
+  private partial = '';
+  /** While the service stops PostgreSQL itself, its "terminating connection" FATALs are expected. */
+  quiet = false;
+
+  constructor(private readonly logger: Logger) {}
+
+  take(chunk: unknown): void {
+    const lines = (this.partial + String(chunk)).split('\n');
+    this.partial = lines.pop() ?? '';
+    for (const raw of lines) this.line(raw.replace(/^\[STDERR\] /, '').trimEnd());
+  }
+
+  /** Logs the last lines at `error`, with why they are shown; clears them. */
+  reportTail(reason: string): void {
+    if (this.partial) this.line(this.partial);
+    this.partial = '';
+    if (this.tail.length === 0) return;
+    this.logger.error(`${reason}; PostgreSQL's last lines:\n${this.tail.join('\n')}`);
+    this.tail.length = 0;
+  }
+
+  /** The most recent FATAL or PANIC line, to name the cause in one line. */
+  lastSevereLine(): string | undefined {
+    return [...this.tail].reverse().find((line) => SEVERE.test(line));
+  }
+
+  private line(line: string): void {
+    if (!line) return;
+    this.tail.push(line);
+    if (this.tail.length > TAIL_LINES) this.tail.shift();
+    if (SEVERE.test(line) && !this.quiet) this.logger.error(`PostgreSQL: ${line}`);
+    else this.logger.verbose(line);
+  }
+}
