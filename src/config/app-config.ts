@@ -42,6 +42,11 @@ export class AppConfig {
   readonly loginRateLimitPerMinute: number;
   /** A decimal string with at most 4 places, compared exactly (big.js) at registration. */
   readonly openingBalanceMax: string;
+  // Group commit of transfers (docs/decisions.md "Group commit").
+  /** The most transfers one database call carries. */
+  readonly transferBatchMaxSize: number;
+  /** Batch calls in flight at once; transfers arriving while all are busy form the next batch. */
+  readonly transferBatchesInFlight: number;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -111,6 +116,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     loginLockoutSeconds: reader.integer('LOGIN_LOCKOUT_SECONDS', 900, 1, 30 * 86_400),
     loginRateLimitPerMinute: reader.integer('LOGIN_RATE_LIMIT_PER_MINUTE', 0, 0, 1_000_000),
     openingBalanceMax: reader.decimal('OPENING_BALANCE_MAX', '1000000000000000'),
+    transferBatchMaxSize: reader.integer('TRANSFER_BATCH_MAX_SIZE', 64, 1, 1000),
+    transferBatchesInFlight: reader.integer('TRANSFER_BATCHES_IN_FLIGHT', 2, 1, 100),
   };
   config.jwtSecret = resolveJwtSecret(env.JWT_SECRET, nodeEnv, dataDir, problems);
 
