@@ -42,7 +42,11 @@ describe('transfer_funds_batch', () => {
     ]);
     expect(rows[1].result.data).toEqual({ available: '5.0000', required: '50.0000' });
     expect(rows[2].result.data).toEqual({ upiId: 'ghost@medium' });
-    expect(rows[4].result.data).toMatchObject({ senderUpiId: alice.upiId, receiverUpiId: dave.upiId, amount: '20.0000' });
+    expect(rows[4].result.data).toMatchObject({
+      senderUpiId: alice.upiId,
+      receiverUpiId: dave.upiId,
+      amount: '20.0000',
+    });
     expect(await balances(alice, bob, carol, dave)).toEqual(['70.0000', '10.0000', '5.0000', '20.0000']);
     // Every decision is stored under its key, with the status the service answers for it.
     const stored = await db.query(
@@ -96,7 +100,10 @@ describe('transfer_funds_batch', () => {
     const records = await db.query('SELECT count(*)::int AS n FROM idempotency_keys WHERE idempotency_key = $1', [key]);
     expect(records.rows[0].n).toBe(1);
     // Later, alone or in another batch, the key replays the same stored answer.
-    expect(await transferFunds(db, alice, bob.upiId, '10.0000', key)).toEqual({ result: rows[0].result, replayed: true });
+    expect(await transferFunds(db, alice, bob.upiId, '10.0000', key)).toEqual({
+      result: rows[0].result,
+      replayed: true,
+    });
     const again = await transferBatch(db, [
       { sender: alice, receiverUpiId: bob.upiId, amount: '10.0000', key },
       { sender: alice, receiverUpiId: bob.upiId, amount: '1.0000' },
@@ -133,8 +140,11 @@ describe('transfer_funds_batch', () => {
     for (let i = 1; i <= 50; i++) senders.push(await newUser(db, `${i}.0001`));
     // The session's row-update count includes updates not yet flushed; nothing is flushed inside a transaction.
     const userUpdates = async () =>
-      (await db.query<{ n: number }>(`SELECT n_tup_upd::int AS n FROM pg_stat_xact_user_tables WHERE relname = 'users'`))
-        .rows[0].n;
+      (
+        await db.query<{ n: number }>(
+          `SELECT n_tup_upd::int AS n FROM pg_stat_xact_user_tables WHERE relname = 'users'`,
+        )
+      ).rows[0].n;
     await db.query('BEGIN');
     const before = await userUpdates();
     const rows = await transferBatch(
