@@ -1,10 +1,10 @@
 /**
  * npm run bench -- --help
  *
- * Measures the database's own bound (a TPC-B-shaped transaction through the same pg driver and
- * pool), then the transfer load over HTTP against the built service, with CPU, WAL, statements
- * and memory per transfer; optionally history reads, and the same again on a database seeded
- * with millions of ledger entries. Ends with the ledger invariants and writes results.json and
+ * Measures the database's own bound (pgbench's TPC-B, the C client, on the service's server),
+ * then the transfer load over HTTP against the built service, with batch sizes, CPU, WAL, commits,
+ * statements and memory per transfer; optionally history reads, and the same again on a database
+ * seeded with millions of ledger entries. Ends with the ledger invariants and writes results.json and
  * report.html. Exits 1 on any failed request or broken invariant, 2 on bad usage.
  */
 import { randomUUID } from 'node:crypto';
@@ -17,9 +17,11 @@ import { Client, Pool } from 'pg';
 import { findLedgerViolations } from '../lib/ledger-invariants';
 import { REPO_ROOT } from '../lib/service-process';
 import { type BenchEnvironment, startEnvironment } from './environment';
+import { readBatchSizes, summariseBatchSizes } from './batch-sizes';
 import { HttpDriver } from './http-driver';
 import { type PhaseLoad, Recorder, round, runClosedLoop, runOpenLoop, startProgress } from './load';
 import { type BenchOptions, HELP, parseCommandLine } from './options';
+import { describeShape, findPgbench, measurePgbench, PGBENCH_MISSING, type PgbenchBound } from './pgbench';
 import { printSummary } from './print';
 import type { BenchSummary, PhaseResult } from './results';
 import { type ChartedPhase, renderReport } from './report-html';
@@ -37,6 +39,9 @@ interface Run {
   write: (line: string) => void;
   charts: ChartedPhase[];
   phases: PhaseResult[];
+  http: HttpDriver;
+  bound?: PgbenchBound;
+  boundMissing?: string;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -62,7 +67,7 @@ async function benchmark(options: BenchOptions): Promise<number> {
   try {
     await db.connect();
     const counter = new StatementCounter(db, env.pgStatStatements);
-    const run: Run = { options, env, db, counter, write, charts: [], phases: [] };
+    const run: Run = { options, env, db, counter, write, charts: [], phases: [], http };
     write(
       `service pid ${env.service.pid} at ${env.service.baseUrl}; PostgreSQL pid ${env.postmasterPid ?? 'not visible'}`,
     );
@@ -71,7 +76,7 @@ async function benchmark(options: BenchOptions): Promise<number> {
     const files = writeResults(options, runId, summary, run.charts);
     if (options.json) console.log(JSON.stringify({ ...summary, files }));
     else printSummary(summary, files);
-    const requestErrors = run.phases.some((phase) => !phase.phase.startsWith('bound') && phase.errors > 0);
+    const requestErrors = run.phases.some((phase) => !phase.phase.startsWith('driver overhead') && phase.errors > 0);
     return requestErrors || summary.invariantViolations.length > 0 || summary.outboxDrainS === undefined ? 1 : 0;
   } finally {
     http.close();
@@ -84,6 +89,7 @@ async function benchmark(options: BenchOptions): Promise<number> {
 async function runPhases(run: Run, http: HttpDriver, runId: string): Promise<SeedResult | undefined> {
   const { options, db, write } = run;
   if (options.boundDurationS > 0) await measureBound(run);
+  if (options.driverTpcbDurationS > 0) await measureDriverOverhead(run);
   write(`registering ${options.users} users`);
   const users = await registerUsers(http, options.users, runId);
   await measureTransfersAndReads(run, http, users, users, 'empty database');
@@ -111,6 +117,8 @@ async function conclude(run: Run, seed: SeedResult | undefined): Promise<BenchSu
     mode: env.mode + (env.upiProviderCalls ? ` (${env.upiProviderCalls()} UPI provider calls)` : ''),
     options: run.options,
     phases: run.phases,
+    bound: run.bound,
+    boundMissing: run.boundMissing,
     seed,
     outboxDrainS,
     serviceMemoryMiB: memory && { rss: round(memory.rssMiB), peak: round(memory.peakRssMiB) },
@@ -120,8 +128,28 @@ async function conclude(run: Run, seed: SeedResult | undefined): Promise<BenchSu
   };
 }
 
-/** PostgreSQL's own TPC-B through pg's Pool, as big as the service's pool, with as many callers as clients. */
+/** The bound: pgbench's TPC-B (the C client) on the service's own PostgreSQL, same binaries and settings. */
 async function measureBound(run: Run): Promise<void> {
+  const pgbench = findPgbench();
+  if (!pgbench) {
+    run.boundMissing = PGBENCH_MISSING;
+    run.write(PGBENCH_MISSING);
+    return;
+  }
+  const bound = await withHeartbeat(run, 'pgbench', () =>
+    measurePgbench(pgbench, run.db, run.env.databaseUrl, run.env.postmasterPid, run.options.boundDurationS, run.write),
+  );
+  run.bound = bound;
+  run.write(
+    `bound: pgbench TPC-B (${describeShape()}): ${bound.tps} tps; PostgreSQL CPU ${bound.cpuMsPerTransaction.postgres ?? 'n/a'} ms per transaction`,
+  );
+}
+
+/**
+ * The same TPC-B driven through Node's pg Pool (one round trip per statement): what the driver
+ * and the event loop cost on top of PostgreSQL. Not the bound; only with --driver-tpcb.
+ */
+async function measureDriverOverhead(run: Run): Promise<void> {
   const { options, db } = run;
   const poolSize = Number(process.env.DB_POOL_SIZE ?? 20);
   await createTpcbTables(db, options.tpcbScale);
@@ -131,12 +159,12 @@ async function measureBound(run: Run): Promise<void> {
     await runClosedLoop(
       new Recorder('warm-up', 'closed'),
       options.concurrency,
-      Math.min(2, options.boundDurationS),
+      Math.min(2, options.driverTpcbDurationS),
       operation,
     );
-    const label = `bound: TPC-B (5 statements, 1 commit), pool ${poolSize}, scale ${options.tpcbScale}`;
+    const label = `driver overhead: TPC-B through node-postgres, pool ${poolSize}, scale ${options.tpcbScale}`;
     await measurePhase(run, label, 'closed', (recorder) =>
-      runClosedLoop(recorder, options.concurrency, options.boundDurationS, operation),
+      runClosedLoop(recorder, options.concurrency, options.driverTpcbDurationS, operation),
     );
   } finally {
     await pool.end();
@@ -182,10 +210,12 @@ async function measurePhase(
   run.write(`measuring ${phase} (${mode})`);
   const recorder = new Recorder(phase, mode);
   await counter.start();
+  const batchesBefore = await readBatchSizes(run.http);
   const before = await readCounters(run);
   const stopProgress = startProgress(recorder, run.write, () => residentMiB(env.service.pid));
   const load = await drive(recorder).finally(stopProgress);
   const after = await readCounters(run, before.self);
+  const batchSize = summariseBatchSizes(batchesBefore, await readBatchSizes(run.http));
   // Backends publish their statistics counters about once a second.
   await sleep(1100);
   const ok = load.operations - load.errors;
@@ -194,6 +224,7 @@ async function measurePhase(
     ...costPerOperation(before, after, ok, load.elapsedS),
     statements: await counter.read(ok),
     serviceRssMiB: residentMiB(env.service.pid),
+    batchSize,
   });
   // The last bucket holds only the answers that came after the deadline: not a whole second.
   const wholeSeconds = recorder.seconds.slice(0, Math.max(1, Math.floor(recorder.elapsedS)));

@@ -73,9 +73,17 @@ export async function measurePgbench(
       );
     await load(Math.min(2, durationS));
     write(`pgbench: measuring TPC-B for ${durationS} s (${describeShape()})`);
-    const before = { postgres: processTreeCpuSeconds(postmasterPid), self: reapedChildrenCpuSeconds(), wal: await readWal(db) };
+    const before = {
+      postgres: processTreeCpuSeconds(postmasterPid),
+      self: reapedChildrenCpuSeconds(),
+      wal: await readWal(db),
+    };
     const { stdout } = await load(durationS);
-    const after = { postgres: processTreeCpuSeconds(postmasterPid), self: reapedChildrenCpuSeconds(), wal: await readWal(db) };
+    const after = {
+      postgres: processTreeCpuSeconds(postmasterPid),
+      self: reapedChildrenCpuSeconds(),
+      wal: await readWal(db),
+    };
     const transactions = Number(/number of transactions actually processed: (\d+)/.exec(stdout)?.[1] ?? NaN);
     const tps = Number(/tps = ([\d.]+) \(without initial connection time\)/.exec(stdout)?.[1] ?? NaN);
     if (!Number.isFinite(transactions) || !Number.isFinite(tps)) throw new Error(`pgbench said:\n${stdout}`);
