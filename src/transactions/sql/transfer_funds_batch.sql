@@ -30,7 +30,12 @@ DECLARE
   v_defer boolean[] := '{}';
   v_outcome jsonb[] := '{}';
   v_replayed boolean[] := '{}';
-  v_fresh integer[] := '{}';
+  -- The fresh items, whose records this batch stores.
+  f_owner text[] := '{}';
+  f_key text[] := '{}';
+  f_hash text[] := '{}';
+  f_outcome jsonb[] := '{}';
+  v_sequence text := pg_get_serial_sequence('transactions', 'id');
   -- The locked accounts, side by side: key (lower-cased UPI ID), row, running balance and head hash.
   a_key text[];
   a_id bigint[];
@@ -52,6 +57,8 @@ DECLARE
   -- What the batch writes, one element per row.
   t_id bigint[] := '{}';
   t_item integer[] := '{}';
+  t_sender text[] := '{}';
+  t_receiver text[] := '{}';
   e_user bigint[] := '{}';
   e_transaction bigint[] := '{}';
   e_reference uuid[] := '{}';
@@ -111,7 +118,7 @@ BEGIN
       v_data := jsonb_build_object('available', a_balance[v_sender]::numeric(19,4)::text, 'required', v_amount::text);
     ELSE
       v_code := 'completed';
-      v_transaction_id := nextval(pg_get_serial_sequence('transactions', 'id'));
+      v_transaction_id := nextval(v_sequence);
       -- Each entry chains to its account's running head: the hash chains follow item order.
       v_sender_hash := ledger_entry_hash(a_hash[v_sender], a_id[v_sender], p_reference_id[i], 'DEBIT',
         v_amount, a_balance[v_sender], a_balance[v_sender] - v_amount, v_now);
@@ -119,6 +126,8 @@ BEGIN
         v_amount, a_balance[v_receiver], a_balance[v_receiver] + v_amount, v_now);
       t_id := t_id || v_transaction_id;
       t_item := t_item || i;
+      t_sender := t_sender || a_upi[v_sender];
+      t_receiver := t_receiver || a_upi[v_receiver];
       e_user := e_user || a_id[v_sender] || a_id[v_receiver];
       e_transaction := e_transaction || v_transaction_id || v_transaction_id;
       e_reference := e_reference || p_reference_id[i] || p_reference_id[i];
@@ -140,7 +149,10 @@ BEGIN
         'amount', v_amount::text, 'note', p_note[i], 'createdAt', v_at);
     END IF;
     v_outcome[i] := jsonb_build_object('code', v_code, 'data', v_data, 'at', v_at) || coalesce(p_context[i], '{}');
-    v_fresh := v_fresh || i;
+    f_owner := f_owner || p_owner[i];
+    f_key := f_key || p_idempotency_key[i];
+    f_hash := f_hash || p_request_hash[i];
+    f_outcome := f_outcome || v_outcome[i];
   END LOOP;
 
   -- One write per account touched, however many items moved it (a hot payee is written once).
@@ -150,9 +162,9 @@ BEGIN
 
   INSERT INTO transactions (id, reference_id, sender_id, receiver_id, sender_upi_id, receiver_upi_id, amount, note, created_at)
   OVERRIDING SYSTEM VALUE
-  SELECT t.id, p_reference_id[t.i], e_user[2 * t.n - 1], e_user[2 * t.n], (v_outcome[t.i]->'data')->>'senderUpiId',
-         (v_outcome[t.i]->'data')->>'receiverUpiId', p_amount[t.i], p_note[t.i], v_now
-  FROM unnest(t_id, t_item) WITH ORDINALITY AS t(id, i, n)
+  SELECT t.id, p_reference_id[t.i], e_user[2 * t.n - 1], e_user[2 * t.n], t.sender, t.receiver, e_amount[2 * t.n],
+         p_note[t.i], v_now
+  FROM unnest(t_id, t_item, t_sender, t_receiver) WITH ORDINALITY AS t(id, i, sender, receiver, n)
   ORDER BY t.n;
 
   -- Ids follow the order rows are inserted, so each account's chain runs in item order.
@@ -165,20 +177,16 @@ BEGIN
 
   -- The event is a contract of its own, not an HTTP body; in item order, so each sender's order holds.
   INSERT INTO outbox_events (event_id, event_type, aggregate_key, payload, created_at)
-  SELECT p_event_id[t.i], 'TransferCompleted', d->>'senderUpiId', format(
+  SELECT p_event_id[t.i], 'TransferCompleted', t.sender, format(
     '{"eventId":"%s","eventType":"TransferCompleted","occurredAt":"%s","transactionId":%s,"transactionReferenceId":"%s","senderUpiId":%s,"receiverUpiId":%s,"amount":"%s","currency":"INR","note":%s}',
-    p_event_id[t.i], v_at, t.id, p_reference_id[t.i], to_json(d->>'senderUpiId')::text,
-    to_json(d->>'receiverUpiId')::text, d->>'amount', coalesce(to_json(p_note[t.i])::text, 'null')), v_now
-  FROM unnest(t_id, t_item) WITH ORDINALITY AS t(id, i, n), LATERAL (SELECT v_outcome[t.i]->'data') AS x(d)
+    p_event_id[t.i], v_at, t.id, p_reference_id[t.i], to_json(t.sender)::text, to_json(t.receiver)::text,
+    e_amount[2 * t.n], coalesce(to_json(p_note[t.i])::text, 'null')), v_now
+  FROM unnest(t_id, t_item, t_sender, t_receiver) WITH ORDINALITY AS t(id, i, sender, receiver, n)
   ORDER BY t.n;
 
-  PERFORM idempotency_finish_batch(
-    (SELECT array_agg(p_owner[f] ORDER BY f) FROM unnest(v_fresh) AS f),
-    (SELECT array_agg(p_idempotency_key[f] ORDER BY f) FROM unnest(v_fresh) AS f),
-    (SELECT array_agg(p_request_hash[f] ORDER BY f) FROM unnest(v_fresh) AS f),
-    (SELECT array_agg(v_outcome[f] ORDER BY f) FROM unnest(v_fresh) AS f),
-    p_response_status)
-  WHERE cardinality(v_fresh) > 0;
+  IF cardinality(f_owner) > 0 THEN
+    PERFORM idempotency_finish_batch(f_owner, f_key, f_hash, f_outcome, p_response_status);
+  END IF;
 
   -- A repeated key answers as a twin does: the first item's outcome, replayed, or key-reused.
   FOR i IN 1 .. v_count LOOP
