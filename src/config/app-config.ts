@@ -117,7 +117,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     loginRateLimitPerMinute: reader.integer('LOGIN_RATE_LIMIT_PER_MINUTE', 0, 0, 1_000_000),
     openingBalanceMax: reader.decimal('OPENING_BALANCE_MAX', '1000000000000000'),
     transferBatchMaxSize: reader.integer('TRANSFER_BATCH_MAX_SIZE', 64, 1, 1000),
-    transferBatchesInFlight: reader.integer('TRANSFER_BATCHES_IN_FLIGHT', 1, 1, 100),
+    transferBatchesInFlight: reader.integer('TRANSFER_BATCHES_IN_FLIGHT', 2, 1, 100),
   };
   config.jwtSecret = resolveJwtSecret(env.JWT_SECRET, nodeEnv, dataDir, problems);
 

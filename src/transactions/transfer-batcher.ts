@@ -31,10 +31,11 @@ interface Pending {
 }
 
 /**
- * Group commit (smart batching, no timer): a transfer goes to the database at once when a batch
- * slot is free; while every slot's call is in flight, arrivals queue, and the next free slot
- * takes all of them (up to the cap) as one call to transfer_funds_batch, one transaction. Under
- * light load every batch is one transfer, sent through transfer_funds, and waits for nothing.
+ * Group commit (smart batching, no timer): transfers go to the database as soon as the event loop
+ * has read the requests in hand and a batch slot is free; while every slot's call is in flight,
+ * arrivals queue, and the next free slot takes all of them (up to the cap) as one call to
+ * transfer_funds_batch, one transaction. Under light load every batch is one transfer, sent
+ * through transfer_funds, and waits for nothing.
  * A batch the database refuses as a whole is run again one transfer at a time, so one poisoned
  * item fails alone; an item the batch defers (its key is in flight elsewhere) runs alone too.
  */
@@ -42,6 +43,7 @@ interface Pending {
 export class TransferBatcher {
   private readonly queue: Pending[] = [];
   private inFlight = 0;
+  private dispatchPending = false;
 
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
@@ -52,7 +54,15 @@ export class TransferBatcher {
   transfer(parameters: TransferParameters): Promise<TransferResult> {
     return new Promise((resolve) => {
       this.queue.push({ parameters, settle: resolve });
-      this.dispatch();
+      // Not a timer: the dispatch runs once the event loop has finished the requests it is reading
+      // now, so those that arrived together leave together; on a quiet service that is at once.
+      if (!this.dispatchPending) {
+        this.dispatchPending = true;
+        setImmediate(() => {
+          this.dispatchPending = false;
+          this.dispatch();
+        });
+      }
     });
   }
 

@@ -67,6 +67,13 @@ describe('TransferBatcher', () => {
     eventId: randomUUID(),
     context: { requestId: 'medium', instance: '/medium' },
   });
+  /** Hands the batcher one transfer, then the others once that one's call is in flight. */
+  async function sendWhileOneIsInFlight(first: TransferParameters, ...rest: TransferParameters[]) {
+    const firstResult = batcher.transfer(first);
+    // The batcher dispatches after the event loop's current phase; this waits that long.
+    await new Promise((resolve) => setImmediate(resolve));
+    return [firstResult, ...rest.map((parameters) => batcher.transfer(parameters))];
+  }
   const batchSizes = async () => {
     const values = (await sizes.get()).values;
     const of = (name: string) => values.find((value) => value.metricName === `${TRANSFER_BATCH_SIZE}_${name}`)?.value;
@@ -75,11 +82,15 @@ describe('TransferBatcher', () => {
   const balance = async (user: MediumUser) =>
     (await db.query<{ b: string }>('SELECT balance::text AS b FROM users WHERE id = $1', [user.id])).rows[0].b;
 
-  it('sends the first transfer at once and gathers those arriving meanwhile into one batch', async () => {
+  it('sends transfers that arrive together as one batch, and those arriving meanwhile as the next', async () => {
     const [alice, bob] = [await newUser(db, '100'), await newUser(db)];
-    const results = await Promise.all([1, 2, 3, 4, 5, 6].map(() => batcher.transfer(transfer(alice, bob, '1.0000'))));
-    expect(results.map((result) => result.outcome.code)).toEqual(Array(6).fill('completed'));
-    expect(await batchSizes()).toEqual({ batches: 2, transfers: 6 });
+    const together = await Promise.all([1, 2, 3].map(() => batcher.transfer(transfer(alice, bob, '1.0000'))));
+    expect(await batchSizes()).toEqual({ batches: 1, transfers: 3 });
+    sizes.reset();
+    const transfers = [1, 2, 3].map(() => transfer(alice, bob, '1.0000'));
+    const results = await Promise.all(await sendWhileOneIsInFlight(transfers[0], ...transfers.slice(1)));
+    expect([...together, ...results].map((result) => result.outcome.code)).toEqual(Array(6).fill('completed'));
+    expect(await batchSizes()).toEqual({ batches: 2, transfers: 3 });
     expect([await balance(alice), await balance(bob)]).toEqual(['94.0000', '6.0000']);
   });
 
@@ -87,12 +98,14 @@ describe('TransferBatcher', () => {
     const [alice, bob] = [await newUser(db, '100'), await newUser(db)];
     // One more unit and this balance leaves numeric(19,4): the whole batch's statement fails with 22003.
     const brimful = await newUser(db, '999999999999999.0000');
-    const [first, good, poisoned, alsoGood] = await Promise.allSettled([
-      batcher.transfer(transfer(alice, bob, '1.0000')),
-      batcher.transfer(transfer(alice, bob, '2.0000')),
-      batcher.transfer(transfer(alice, brimful, '1.0000')),
-      batcher.transfer(transfer(alice, bob, '3.0000')),
-    ]);
+    const [first, good, poisoned, alsoGood] = await Promise.allSettled(
+      await sendWhileOneIsInFlight(
+        transfer(alice, bob, '1.0000'),
+        transfer(alice, bob, '2.0000'),
+        transfer(alice, brimful, '1.0000'),
+        transfer(alice, bob, '3.0000'),
+      ),
+    );
     expect(await batchSizes()).toEqual({ batches: 2, transfers: 4 });
     for (const result of [first, good, alsoGood]) {
       expect(result).toMatchObject({ status: 'fulfilled', value: { outcome: { code: 'completed' }, replayed: false } });
@@ -116,11 +129,11 @@ describe('TransferBatcher', () => {
       alice.upiId.toLowerCase(),
       key,
     ]);
-    const settled = [
-      batcher.transfer(transfer(alice, bob, '1.0000')),
-      batcher.transfer(transfer(alice, bob, '10.0000', key)),
-      batcher.transfer(transfer(alice, bob, '2.0000')),
-    ];
+    const settled = await sendWhileOneIsInFlight(
+      transfer(alice, bob, '1.0000'),
+      transfer(alice, bob, '10.0000', key),
+      transfer(alice, bob, '2.0000'),
+    );
     let neighbourAnswered = false;
     void settled[2].then(() => (neighbourAnswered = true));
     try {
