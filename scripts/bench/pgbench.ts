@@ -1,5 +1,4 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
 import type { Client } from 'pg';
 import { processTreeCpuSeconds, readWal, reapedChildrenCpuSeconds } from './resources';
@@ -35,10 +34,27 @@ export function findPgbench(): string | undefined {
       execFileSync(candidate, ['--version'], { stdio: 'ignore' });
       return candidate;
     } catch {
-      if (existsSync(candidate)) return candidate;
+      // Not there, or not runnable: try the next one.
     }
   }
   return undefined;
+}
+
+/** The bound, or why there is none: pgbench is missing, or failed on this server (a role that may not create a database, say). */
+export async function boundOrWhyNot(
+  db: Client,
+  databaseUrl: string,
+  postmasterPid: number | undefined,
+  durationS: number,
+  write: (line: string) => void,
+): Promise<{ bound: PgbenchBound } | { missing: string }> {
+  const pgbench = findPgbench();
+  if (!pgbench) return { missing: PGBENCH_MISSING };
+  try {
+    return { bound: await measurePgbench(pgbench, db, databaseUrl, postmasterPid, durationS, write) };
+  } catch (error) {
+    return { missing: `pgbench failed: ${(error as Error).message.split('\n')[0]}` };
+  }
 }
 
 /**
