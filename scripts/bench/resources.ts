@@ -29,6 +29,17 @@ export function processTreeCpuSeconds(rootPid: number | undefined): number | und
   return ticks / CLOCK_TICKS;
 }
 
+/** CPU seconds of this process's children that have exited and been waited for (cutime + cstime). */
+export function reapedChildrenCpuSeconds(): number | undefined {
+  try {
+    const text = readFileSync('/proc/self/stat', 'utf8');
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[16 - 3]) + Number(fields[17 - 3])) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+
 interface ProcStat {
   pid: number;
   ppid: number;

@@ -1,4 +1,6 @@
+import type { BatchSizeSummary } from './batch-sizes';
 import type { PhaseLoad } from './load';
+import type { PgbenchBound } from './pgbench';
 import type { BenchOptions } from './options';
 import type { SeedResult } from './seed';
 import type { StatementCounts } from './statements';
@@ -11,6 +13,8 @@ export interface PhaseResult extends PhaseLoad {
   walFullPageImagesPerOp?: number;
   statements: StatementCounts;
   serviceRssMiB?: number;
+  /** Transfers per database call (group commit), from the service's own histogram. */
+  batchSize?: BatchSizeSummary;
 }
 
 /** results.json */
@@ -19,6 +23,10 @@ export interface BenchSummary {
   mode: string;
   options: BenchOptions;
   phases: PhaseResult[];
+  /** pgbench's TPC-B on the same server in the same run: the bound the transfers are compared with. */
+  bound?: PgbenchBound;
+  /** Why there is no bound (pgbench missing), when there is none. */
+  boundMissing?: string;
   seed?: SeedResult;
   outboxDrainS?: number;
   serviceMemoryMiB?: { rss: number; peak: number };

@@ -1,9 +1,11 @@
-import type { Client, Pool, PoolClient } from 'pg';
-import type { Outcome } from './load';
+import { type Client, Pool, type PoolClient } from 'pg';
+import type { BenchOptions } from './options';
+import { type Outcome, type PhaseLoad, Recorder, runClosedLoop } from './load';
 
 /**
  * pgbench's built-in "TPC-B (sort of)": five statements and one commit per transaction, on
- * its four tables, in a schema of their own so the service's tables are untouched.
+ * its four tables, in a schema of their own so the service's tables are untouched, driven through
+ * Node's pg driver. That measures the driver's overhead, not the bound (pgbench.ts measures that).
  */
 const SCHEMA = 'bench_tpcb';
 const ACCOUNTS_PER_BRANCH = 100_000;
@@ -73,4 +75,31 @@ export function tpcbOperation(pool: Pool, scale: number): () => Promise<Outcome>
       client.release();
     }
   };
+}
+
+/**
+ * The same TPC-B driven through Node's pg Pool (one round trip per statement): what the driver
+ * and the event loop cost on top of PostgreSQL. Not the bound; only with --driver-tpcb.
+ */
+export async function measureDriverOverhead(
+  db: Client,
+  databaseUrl: string,
+  options: BenchOptions,
+  measure: (label: string, drive: (recorder: Recorder) => Promise<PhaseLoad>) => Promise<void>,
+): Promise<void> {
+  const poolSize = Number(process.env.DB_POOL_SIZE ?? 20);
+  await createTpcbTables(db, options.tpcbScale);
+  const pool = new Pool({ connectionString: databaseUrl, max: poolSize });
+  try {
+    const operation = tpcbOperation(pool, options.tpcbScale);
+    const warmUpS = Math.min(2, options.driverTpcbDurationS);
+    await runClosedLoop(new Recorder('warm-up', 'closed'), options.concurrency, warmUpS, operation);
+    await measure(
+      `driver overhead: TPC-B through node-postgres, pool ${poolSize}, scale ${options.tpcbScale}`,
+      (recorder) => runClosedLoop(recorder, options.concurrency, options.driverTpcbDurationS, operation),
+    );
+  } finally {
+    await pool.end();
+    await dropTpcbTables(db);
+  }
 }

@@ -1,17 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  type DynamicModule,
-  Logger,
-  type LoggerService,
-  type LogLevel,
-  Module,
-  type OnModuleInit,
-  RequestMethod,
-} from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
-import type { FastifyInstance } from 'fastify';
+import { type DynamicModule, Logger, type LoggerService, type LogLevel, Module, RequestMethod } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { type LevelWithSilent, type LoggerOptions, pino } from 'pino';
+import { replyFactsOf } from './errors/reply-facts';
 
 const NEST_LOG_LEVELS: Record<string, LogLevel[]> = {
   fatal: ['fatal'],
@@ -102,67 +93,30 @@ export function applyLogLevel(logLevel: string): LogLevel[] {
   return levels;
 }
 
-/** What a request line says about the business outcome, gathered from the reply before it is sent. */
+/** What a request line says about the business outcome. */
 interface BusinessFields {
   transactionReferenceId?: string;
   replayed?: boolean;
   problemType?: string;
 }
 
-const BUSINESS_FIELDS = Symbol('businessFields');
-type ResponseWithFields = ServerResponse & { [BUSINESS_FIELDS]?: BusinessFields };
-
 // Money-moving routes: transfers, reversals, deposits.
 const MONEY_ROUTE = /^\/api\/v1\/(transactions|admin\/deposits)/;
-const LARGEST_BODY_READ = 16 * 1024;
 
 /**
- * Reads the business fields from the reply in a Fastify onSend hook, so that the transfer code
- * needs to know nothing about logging. Only money-moving POSTs and problems are read, and only
- * when their request line will be written at the configured level.
+ * The business fields of a request line that is being written, from what the reply's producers
+ * recorded on it (reply-facts.ts: the problem filter, the money routes' interceptor), so that the
+ * transfer code needs to know nothing about logging and no body is parsed back.
  */
-class BusinessFieldsHook implements OnModuleInit {
-  constructor(
-    private readonly adapterHost: HttpAdapterHost,
-    private readonly writes: (level: LevelWithSilent) => boolean,
-  ) {}
-
-  onModuleInit(): void {
-    const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
-    fastify?.addHook('onSend', (request, reply, payload, done) => {
-      const isProblem = reply.statusCode >= 400;
-      const isMoney = request.method === 'POST' && MONEY_ROUTE.test(request.url);
-      if ((isProblem || isMoney) && this.writes(levelForStatus(reply.statusCode))) {
-        const text = Buffer.isBuffer(payload) ? payload.toString() : payload;
-        if (typeof text === 'string' && text.length <= LARGEST_BODY_READ) {
-          (reply.raw as ResponseWithFields)[BUSINESS_FIELDS] = businessFields(
-            text,
-            isMoney,
-            reply.getHeader('idempotent-replayed'),
-          );
-        }
-      }
-      done(null, payload);
-    });
-  }
-}
-
-function businessFields(payload: string, isMoney: boolean, replayedHeader: unknown): BusinessFields {
-  let body: { referenceId?: unknown; type?: unknown } = {};
-  try {
-    body = JSON.parse(payload) as typeof body;
-  } catch {
-    // Not JSON (a CSV statement, say): nothing to read.
-  }
+function fieldsOf(request: IncomingMessage, response: ServerResponse): BusinessFields {
+  const facts = replyFactsOf(response);
+  const isMoney = request.method === 'POST' && MONEY_ROUTE.test(request.url ?? '');
   const fields: BusinessFields = {};
-  if (isMoney && typeof body.referenceId === 'string') fields.transactionReferenceId = body.referenceId;
-  if (isMoney) fields.replayed = replayedHeader === 'true';
-  if (typeof body.type === 'string' && body.type.includes('/')) fields.problemType = body.type.split('/').pop();
+  if (isMoney && facts.transactionReferenceId !== undefined)
+    fields.transactionReferenceId = facts.transactionReferenceId;
+  if (isMoney) fields.replayed = facts.replayed === true;
+  if (response.statusCode >= 400 && facts.problemType !== undefined) fields.problemType = facts.problemType;
   return fields;
-}
-
-function fieldsOf(response: ServerResponse): BusinessFields {
-  return (response as ResponseWithFields)[BUSINESS_FIELDS] ?? {};
 }
 
 /** Client mistakes are worth a look (warn); the service's own failures need one (error). */
@@ -202,8 +156,11 @@ export function structuredLogging(logLevel: string): DynamicModule {
           // Bind the id to the request's child logger, so every line of the request carries it.
           quietReqLogger: true,
           customLogLevel: levelFor,
-          customSuccessObject: (_request, response, value: object) => ({ ...value, ...fieldsOf(response) }),
-          customErrorObject: (_request, response, _error, value: object) => ({ ...value, ...fieldsOf(response) }),
+          customSuccessObject: (request, response, value: object) => ({ ...value, ...fieldsOf(request, response) }),
+          customErrorObject: (request, response, _error, value: object) => ({
+            ...value,
+            ...fieldsOf(request, response),
+          }),
           serializers: {
             req: (request: { method: string; url: string }) => ({
               method: request.method,
@@ -213,13 +170,6 @@ export function structuredLogging(logLevel: string): DynamicModule {
           },
         },
       }),
-    ],
-    providers: [
-      {
-        provide: BusinessFieldsHook,
-        useFactory: (adapterHost: HttpAdapterHost) => new BusinessFieldsHook(adapterHost, writes),
-        inject: [HttpAdapterHost],
-      },
     ],
   };
 }

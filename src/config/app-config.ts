@@ -63,6 +63,11 @@ export class AppConfig {
   readonly databaseOwnerUrl: string | undefined;
   /** Lets an external DATABASE_URL that is a superuser or owns the tables start under NODE_ENV=production. */
   readonly databaseAllowPrivileged: boolean;
+  // Group commit of transfers (docs/decisions.md "Group commit").
+  /** The most transfers one database call carries. */
+  readonly transferBatchMaxSize: number;
+  /** Batch calls in flight at once; transfers arriving while all are busy form the next batch. */
+  readonly transferBatchesInFlight: number;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -144,6 +149,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     webhookTimeoutMs: reader.integer('WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
     databaseOwnerUrl: reader.optionalUrl('DATABASE_OWNER_URL', ['postgres:', 'postgresql:']),
     databaseAllowPrivileged: reader.boolean('DATABASE_ALLOW_PRIVILEGED', false),
+    transferBatchMaxSize: reader.integer('TRANSFER_BATCH_MAX_SIZE', 64, 1, 1000),
+    transferBatchesInFlight: reader.integer('TRANSFER_BATCHES_IN_FLIGHT', 2, 1, 100),
   };
   // DATA_DIR matters only when it holds something: the embedded database or the generated JWT secret.
   const dataDirProblem = !databaseUrl || !env.JWT_SECRET ? privateDirectoryProblem(dataDir) : undefined;

@@ -12,6 +12,7 @@ import { catchError, map, type Observable, throwError } from 'rxjs';
 import { ApiError } from '../common/errors/api-error';
 import { ERROR_DESCRIPTORS } from '../common/errors/error-code';
 import { instanceOf } from '../common/errors/problem.filter';
+import { recordReplyFacts } from '../common/errors/reply-facts';
 import { IDEMPOTENT_REPLAYED_HEADER, readIdempotencyKey } from './idempotency-key';
 import { MOVEMENT_SECONDS, MOVEMENTS_TOTAL } from './idempotency-metrics';
 import { type AnswerContext, isIdempotentAnswer } from './stored-outcome';
@@ -65,6 +66,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
         void reply.status(answer.status).type(answer.contentType);
         for (const [name, value] of Object.entries(answer.headers)) void reply.header(name, value);
         if (answer.replayed) void reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
+        recordReplyFacts(reply.raw, {
+          problemType: answer.problemType,
+          transactionReferenceId: answer.referenceId,
+          replayed: answer.replayed,
+        });
         // Already JSON text, rendered from the stored outcome: sent as is, never re-serialised.
         return answer.body;
       }),

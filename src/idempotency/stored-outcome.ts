@@ -30,6 +30,9 @@ export interface IdempotentAnswer {
   body: string;
   headers: Record<string, string>;
   replayed: boolean;
+  /** For the observers (reply-facts.ts): the problem's type slug, or the transaction's referenceId. */
+  problemType?: string;
+  referenceId?: string;
 }
 
 export function isIdempotentAnswer(value: unknown): value is IdempotentAnswer {

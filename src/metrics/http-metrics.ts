@@ -1,8 +1,9 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { InjectMetric, makeCounterProvider, makeHistogramProvider } from '@willsoto/nestjs-prometheus';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Counter, Histogram } from 'prom-client';
+import { replyFactsOf } from '../common/errors/reply-facts';
 
 export const HTTP_SERVER_REQUESTS = 'http_server_requests_seconds';
 export const PROBLEMS = 'payments_problems_total';
@@ -26,7 +27,9 @@ export const httpMetricProviders = [
 
 /**
  * Times every request and counts every problem, including those refused by guards, filters and
- * Fastify itself, which a Nest interceptor would never see: hooks on the whole Fastify server.
+ * Fastify itself, which a Nest interceptor would never see: a hook on the whole Fastify server.
+ * The problem's type is what its producer recorded on the reply (reply-facts.ts), never re-read
+ * from the body.
  */
 @Injectable()
 export class HttpMetrics implements OnModuleInit {
@@ -39,30 +42,19 @@ export class HttpMetrics implements OnModuleInit {
   onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
     if (!fastify) return;
-    fastify.addHook('onSend', (_request, reply, payload, done) => {
-      if (reply.statusCode >= 400) this.countProblem(reply, payload);
-      done(null, payload);
-    });
     fastify.addHook('onResponse', (request, reply, done) => {
+      const status = reply.statusCode;
       this.requests.observe(
-        { method: request.method, route: routeTemplate(request), status: String(reply.statusCode) },
+        { method: request.method, route: routeTemplate(request), status: String(status) },
         reply.elapsedTime / 1000,
       );
+      if (status >= 400) {
+        // The slug is one of a fixed set (the error table), so it is a safe label.
+        const type = replyFactsOf(reply.raw).problemType;
+        if (type !== undefined) this.problems.inc({ type, status });
+      }
       done();
     });
-  }
-
-  private countProblem(reply: FastifyReply, payload: unknown): void {
-    const contentType = String(reply.getHeader('content-type') ?? '');
-    const text = Buffer.isBuffer(payload) ? payload.toString() : payload;
-    if (!contentType.startsWith('application/problem+json') || typeof text !== 'string') return;
-    try {
-      const { type } = JSON.parse(text) as { type?: unknown };
-      // The slug is one of a fixed set (the error table), so it is a safe label.
-      if (typeof type === 'string') this.problems.inc({ type: type.split('/').pop(), status: reply.statusCode });
-    } catch {
-      // A problem body we cannot read is still timed by the histogram.
-    }
   }
 }
 

@@ -30,6 +30,7 @@ describe('OutcomeRenderer', () => {
       contentType: 'application/json; charset=utf-8',
       headers: { Location: '/api/v1/transactions/c0ffee00-0000-4000-8000-000000000001' },
       replayed: true,
+      referenceId: 'c0ffee00-0000-4000-8000-000000000001',
       body:
         '{"transactionId":9007199254740993,"referenceId":"c0ffee00-0000-4000-8000-000000000001",' +
         '"senderUpiId":"alice@okbank","receiverUpiId":"bob@okbank","amount":1234567890123.4567,' +
@@ -51,6 +52,8 @@ describe('OutcomeRenderer', () => {
     const answer = renderer.render({ outcome: { code, data, ...fixed }, replayed: false });
     expect(answer.status).toBe(status);
     expect(answer.contentType).toBe('application/problem+json; charset=utf-8');
+    // What the metrics and the request log line read instead of parsing the body back.
+    expect(answer.problemType).toBe(code);
     expect(answer.body).toBe(
       JSON.stringify({
         type: `https://errors.test/${code}`,
@@ -79,6 +82,7 @@ describe('OutcomeRenderer', () => {
       body,
       headers: {},
       replayed: true,
+      problemType: 'x',
     });
   });
 

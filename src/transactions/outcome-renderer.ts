@@ -95,7 +95,14 @@ export class OutcomeRenderer {
       timestamp: outcome.at ?? '',
       requestId: outcome.requestId ?? '',
     });
-    return { status: body.status, contentType: PROBLEM_TYPE, body: JSON.stringify(body), headers: {}, replayed };
+    return {
+      status: body.status,
+      contentType: PROBLEM_TYPE,
+      body: JSON.stringify(body),
+      headers: {},
+      replayed,
+      problemType: code,
+    };
   }
 }
 
@@ -114,16 +121,33 @@ function created(fields: CompletedData, replayed: boolean): IdempotentAnswer {
     body: JSON.stringify(body),
     headers: { Location: `/api/v1/transactions/${fields.referenceId}` },
     replayed,
+    referenceId: fields.referenceId,
   };
 }
 
 /** A row stored before outcomes existed holds the exact text it answered: replayed as it was. */
 function legacy({ status, body }: { status: number; body: string }, replayed: boolean): IdempotentAnswer {
   const headers: Record<string, string> = {};
-  if (status === 201) {
-    headers.Location = `/api/v1/transactions/${(JSON.parse(body) as { referenceId: string }).referenceId}`;
+  const { referenceId, type } = status === 201 || status >= 400 ? readLegacyBody(body) : {};
+  if (status === 201) headers.Location = `/api/v1/transactions/${referenceId}`;
+  return {
+    status,
+    contentType: status < 400 ? JSON_TYPE : PROBLEM_TYPE,
+    body,
+    headers,
+    replayed,
+    problemType: status >= 400 ? type?.split('/').pop() : undefined,
+    referenceId: status === 201 ? referenceId : undefined,
+  };
+}
+
+/** The two fields a legacy body tells the observers; a body that is not JSON tells them nothing. */
+function readLegacyBody(body: string): { referenceId?: string; type?: string } {
+  try {
+    return JSON.parse(body) as { referenceId?: string; type?: string };
+  } catch {
+    return {};
   }
-  return { status, contentType: status < 400 ? JSON_TYPE : PROBLEM_TYPE, body, headers, replayed };
 }
 
 function assertNever(code: never, outcome: StoredOutcome): never {

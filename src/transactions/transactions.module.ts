@@ -10,6 +10,7 @@ import { OutcomeRenderer } from './outcome-renderer';
 import { transferMetricProviders } from './transfer-metrics';
 import { SenderIsCallerGuard, TransferRateLimitGuard } from './transfer.guards';
 import { TransferRateLimiter } from './transfer-rate-limiter';
+import { TransferBatcher, transferBatchMetricProviders } from './transfer-batcher';
 import { TransferService } from './transfer.service';
 
 @Module({
@@ -17,6 +18,7 @@ import { TransferService } from './transfer.service';
   controllers: [TransactionsController, ReversalsController],
   providers: [
     TransferService,
+    TransferBatcher,
     ReversalService,
     TransactionsService,
     TransferRateLimiter,
@@ -24,6 +26,7 @@ import { TransferService } from './transfer.service';
     TransferRateLimitGuard,
     OutcomeRenderer,
     ...transferMetricProviders,
+    ...transferBatchMetricProviders,
   ],
   exports: [TransactionsService, TransferRateLimiter, OutcomeRenderer],
 })

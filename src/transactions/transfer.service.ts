@@ -1,18 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
-import type { Pool } from 'pg';
+import { Injectable } from '@nestjs/common';
 import type { AuthenticatedUser } from '../access/authenticated-user';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { formatMoney } from '../common/money/money';
-import { PG_POOL } from '../database/pg-pool';
 import { requestHash } from '../idempotency/idempotency-key';
 import { IdempotencyStore } from '../idempotency/idempotency.store';
 import type { AnswerContext, IdempotentAnswer, MovementResult } from '../idempotency/stored-outcome';
 import { OutboxRelay } from '../outbox/outbox-relay.service';
 import { UpiVerificationService } from '../users/upi-verification.service';
 import { OutcomeRenderer } from './outcome-renderer';
-import { callMovement } from './movement-call';
+import { TransferBatcher } from './transfer-batcher';
 import type { TransferRequest } from './transfer.dto';
 
 export interface TransferCommand {
@@ -24,12 +22,13 @@ export interface TransferCommand {
 
 /**
  * Endpoint 7 after the pipeline (identity, sender = caller, rate limit, Idempotency-Key, body
- * validation): verify the receiver, run sql/transfer_funds.sql once, render its outcome.
+ * validation): verify the receiver, run the transfer (alone or in a group commit, TransferBatcher),
+ * render its outcome.
  */
 @Injectable()
 export class TransferService {
   constructor(
-    @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly batcher: TransferBatcher,
     private readonly idempotency: IdempotencyStore,
     private readonly upiVerification: UpiVerificationService,
     private readonly renderer: OutcomeRenderer,
@@ -49,18 +48,18 @@ export class TransferService {
     });
     const result =
       (await this.verifyReceiver(request.receiverUpiId, owner, idempotencyKey, hash)) ??
-      (await callMovement(this.pool, 'transfer_funds', [
+      (await this.batcher.transfer({
         owner,
         idempotencyKey,
-        hash,
-        request.senderUpiId,
-        request.receiverUpiId,
+        requestHash: hash,
+        senderUpiId: request.senderUpiId,
+        receiverUpiId: request.receiverUpiId,
         amount,
         note,
-        randomUUID(),
-        randomUUID(),
+        referenceId: randomUUID(),
+        eventId: randomUUID(),
         context,
-      ]));
+      }));
     if (result.outcome.code === 'completed' && !result.replayed) this.outbox.nudge();
     return this.renderer.render(result);
   }

@@ -12,6 +12,7 @@ import { isDatabaseUnavailable } from './postgres-errors';
 import { allowedMethods } from '../http/route-table';
 import { ApiError } from './api-error';
 import { ERROR_DESCRIPTORS, ErrorCode } from './error-code';
+import { recordReplyFacts } from './reply-facts';
 
 export interface ProblemBody {
   type: string;
@@ -79,6 +80,7 @@ export function sendProblem(
   const apiError = toApiError(exception, request);
   const body = buildProblem(errorsBaseUrl, apiError, request);
   for (const [name, value] of Object.entries(apiError.extras.headers ?? {})) void reply.header(name, value);
+  recordReplyFacts(reply.raw, { problemType: apiError.code });
   void reply.status(body.status).type('application/problem+json').send(body);
 }
 

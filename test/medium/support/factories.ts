@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from 'pg';
 import { requestHash } from '../../../src/idempotency/idempotency-key';
+import { TRANSFER_RESPONSE_STATUS } from '../../../src/transactions/transfer-outcome';
 
 export interface MediumUser {
   id: string;
@@ -78,4 +79,47 @@ export async function reverseTransfer(
     [receiver.upiId, key, 'r'.repeat(64), originalReferenceId, amount, MEDIUM_CONTEXT],
   );
   return rows.rows[0];
+}
+
+/** One item of a batch as the service builds it; key, note and ids default to fresh values. */
+export interface BatchItem {
+  sender: MediumUser;
+  receiverUpiId: string;
+  amount: string;
+  key?: string;
+  /** Another request under the same key: a different hash. */
+  hashSalt?: string;
+}
+
+/** The HTTP statuses the service passes with a batch. */
+const BATCH_STATUSES = JSON.stringify(TRANSFER_RESPONSE_STATUS);
+
+/** Calls transfer_funds_batch as TransferBatcher does, with the items in this order; one row per item. */
+export async function transferBatch(db: Client, items: BatchItem[]): Promise<MovementRow[]> {
+  const column = <T>(pick: (item: BatchItem) => T) => items.map(pick);
+  const hashes = items.map((item) =>
+    requestHash({
+      senderUpiId: item.sender.upiId.toLowerCase(),
+      receiverUpiId: item.receiverUpiId.toLowerCase(),
+      amount: item.amount,
+      note: item.hashSalt ?? null,
+    }),
+  );
+  const rows = await db.query<MovementRow>(
+    `SELECT result, replayed FROM transfer_funds_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+    [
+      column((item) => item.sender.upiId.toLowerCase()),
+      column((item) => item.key ?? randomUUID()),
+      hashes,
+      column((item) => item.sender.upiId),
+      column((item) => item.receiverUpiId),
+      column((item) => item.amount),
+      column(() => null),
+      column(() => randomUUID()),
+      column(() => randomUUID()),
+      column(() => ({ requestId: 'medium', instance: '/medium' })),
+      BATCH_STATUSES,
+    ],
+  );
+  return rows.rows;
 }

@@ -1,0 +1,43 @@
+-- The key rules of a batch of money movements (idempotency_claim.sql for many items at once), read
+-- before anything is written. Returns one row per item, in item order:
+--   replay:  the stored outcome to answer (code key-reused when the request differs);
+--   twin_of: the ordinal of an earlier item of this batch with the same key: without a replay, it
+--            is answered as a twin is today, from that item's outcome, once the batch decided it;
+--   defer:   the key is held by a transaction in flight, or by a claim of an earlier version: the
+--            item leaves the batch and runs alone, through its single function, which waits for
+--            the key (2 s at most, then 409) or takes the old claim over exactly as it always did.
+-- An item with none of them is fresh: the batch runs it and idempotency_finish_batch stores it.
+-- Keys are locked with try-locks, one statement, in the locks' own order: the batch never waits on
+-- a key, so a twin in flight elsewhere delays only itself, never its neighbours.
+CREATE OR REPLACE FUNCTION idempotency_claim_batch(
+  p_owner text[],
+  p_idempotency_key text[],
+  p_request_hash text[]
+) RETURNS TABLE (replay jsonb, twin_of integer, defer boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_busy bigint[];
+BEGIN
+  -- The same lock numbers as idempotency_claim, so a batch and a single movement exclude each other.
+  SELECT coalesce(array_agg(lock_id), '{}') INTO v_busy
+  FROM (SELECT lock_id FROM (
+          SELECT DISTINCT hashtextextended(o || '/' || k, 0) AS lock_id
+          FROM unnest(p_owner, p_idempotency_key) AS x(o, k)
+          ORDER BY 1) AS keys
+        WHERE NOT pg_try_advisory_xact_lock(lock_id)) AS busy;
+
+  RETURN QUERY
+  WITH items AS (
+    SELECT x.o, x.k, x.h, x.n::integer AS n, hashtextextended(x.o || '/' || x.k, 0) AS lock_id,
+           min(x.n::integer) OVER (PARTITION BY x.o, x.k) AS first
+    FROM unnest(p_owner, p_idempotency_key, p_request_hash) WITH ORDINALITY AS x(o, k, h, n)
+  )
+  SELECT
+    CASE WHEN s.status IN ('SUCCESS', 'FAILED') THEN idempotent_replay(s, i.h) END,
+    CASE WHEN i.first < i.n THEN i.first END,
+    i.lock_id = ANY (v_busy) OR coalesce(s.status IN ('INITIATED', 'PROCESSING'), false)
+  FROM items i
+  LEFT JOIN idempotency_keys s ON s.owner_upi_id = i.o AND s.idempotency_key = i.k
+  ORDER BY i.n;
+END
+$$;

@@ -1,0 +1,207 @@
+-- Many transfers in one transaction (group commit): each argument is an array with one element per
+-- item, in arrival order, the same fields as transfer_funds.sql. Returns one row per item, in item
+-- order: its outcome as data ({"code", "data", "at", ...context}, the codes of transfer_funds, no
+-- HTTP) and whether it is a replay. Code deferred (never stored) sends an item back to run alone.
+--
+-- The skeleton: claim every key (idempotency_claim_batch.sql), lock every account the fresh items
+-- name in one statement and one global order (lower-cased UPI ID, byte order, as transfer_funds),
+-- decide the items in order against running balances, write set-based (one balance update per
+-- account, multi-row inserts of transactions, ledger entries chained in item order, outbox events
+-- and idempotency records), then answer twins from the item they repeat.
+CREATE OR REPLACE FUNCTION transfer_funds_batch(
+  p_owner text[],
+  p_idempotency_key text[],
+  p_request_hash text[],
+  p_sender_upi_id text[],
+  p_receiver_upi_id text[],
+  p_amount numeric[],
+  p_note text[],
+  p_reference_id uuid[],
+  p_event_id uuid[],
+  p_context jsonb[],
+  p_response_status jsonb
+) RETURNS TABLE (result jsonb, replayed boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_count integer := cardinality(p_owner);
+  v_claim record;
+  v_replay jsonb[] := '{}';
+  v_twin_of integer[] := '{}';
+  v_defer boolean[] := '{}';
+  v_outcome jsonb[] := '{}';
+  v_replayed boolean[] := '{}';
+  -- The fresh items, whose records this batch stores.
+  f_owner text[] := '{}';
+  f_key text[] := '{}';
+  f_hash text[] := '{}';
+  f_outcome jsonb[] := '{}';
+  v_sequence text := pg_get_serial_sequence('transactions', 'id');
+  -- The locked accounts, side by side: key (lower-cased UPI ID), row, running balance and head hash.
+  a_key text[];
+  a_id bigint[];
+  a_upi text[];
+  a_balance numeric[];
+  a_hash text[];
+  a_moves integer[];
+  v_names text[];
+  v_sender integer;
+  v_receiver integer;
+  v_amount numeric(19,4);
+  v_transaction_id bigint;
+  v_sender_hash text;
+  v_receiver_hash text;
+  v_code text;
+  v_data jsonb;
+  v_now timestamptz;
+  v_at text;
+  -- What the batch writes, one element per row.
+  t_id bigint[] := '{}';
+  t_item integer[] := '{}';
+  t_sender text[] := '{}';
+  t_receiver text[] := '{}';
+  e_user bigint[] := '{}';
+  e_transaction bigint[] := '{}';
+  e_reference uuid[] := '{}';
+  e_type text[] := '{}';
+  e_amount numeric[] := '{}';
+  e_before numeric[] := '{}';
+  e_after numeric[] := '{}';
+  e_hash text[] := '{}';
+BEGIN
+  FOR v_claim IN SELECT * FROM idempotency_claim_batch(p_owner, p_idempotency_key, p_request_hash) LOOP
+    v_replay := v_replay || v_claim.replay;
+    v_twin_of := v_twin_of || v_claim.twin_of;
+    v_defer := v_defer || v_claim.defer;
+  END LOOP;
+
+  -- Every account a fresh item names, locked at once, in the order every movement locks accounts.
+  SELECT coalesce(array_agg(DISTINCT lower(name)), '{}') INTO v_names
+  FROM generate_subscripts(p_owner, 1) AS i, LATERAL (VALUES (p_sender_upi_id[i]), (p_receiver_upi_id[i])) AS n(name)
+  WHERE v_replay[i] IS NULL AND v_twin_of[i] IS NULL AND NOT v_defer[i];
+  SELECT array_agg(k ORDER BY k COLLATE "C"), array_agg(id ORDER BY k COLLATE "C"),
+         array_agg(upi_id ORDER BY k COLLATE "C"), array_agg(balance ORDER BY k COLLATE "C"),
+         array_agg(last_entry_hash::text ORDER BY k COLLATE "C"), array_agg(0 ORDER BY k COLLATE "C")
+  INTO a_key, a_id, a_upi, a_balance, a_hash, a_moves
+  FROM (SELECT lower(upi_id) AS k, id, upi_id, balance, last_entry_hash FROM users
+        WHERE lower(upi_id) = ANY (v_names) ORDER BY lower(upi_id) COLLATE "C" FOR UPDATE) AS locked;
+
+  -- One time for the batch, taken once its accounts are locked: entries carry commit order.
+  v_now := date_trunc('milliseconds', clock_timestamp());
+  v_at := iso_millis(v_now);
+
+  FOR i IN 1 .. v_count LOOP
+    v_outcome := v_outcome || NULL::jsonb;
+    v_replayed := v_replayed || false;
+    IF v_replay[i] IS NOT NULL THEN
+      v_outcome[i] := v_replay[i];
+      v_replayed[i] := v_replay[i]->>'code' <> 'key-reused';
+      CONTINUE;
+    END IF;
+    CONTINUE WHEN v_twin_of[i] IS NOT NULL;
+    IF v_defer[i] THEN
+      v_outcome[i] := '{"code": "deferred"}';
+      CONTINUE;
+    END IF;
+
+    v_amount := p_amount[i];
+    v_data := '{}';
+    v_sender := array_position(a_key, lower(p_sender_upi_id[i]));
+    v_receiver := array_position(a_key, lower(p_receiver_upi_id[i]));
+    IF lower(p_sender_upi_id[i]) = lower(p_receiver_upi_id[i]) THEN
+      v_code := 'self-transfer';
+    ELSIF v_sender IS NULL OR v_receiver IS NULL THEN
+      v_code := 'user-not-found';
+      v_data := jsonb_build_object('upiId',
+        CASE WHEN v_receiver IS NULL THEN p_receiver_upi_id[i] ELSE p_sender_upi_id[i] END);
+    ELSIF a_balance[v_sender] < v_amount THEN
+      v_code := 'insufficient-balance';
+      v_data := jsonb_build_object('available', a_balance[v_sender]::numeric(19,4)::text, 'required', v_amount::text);
+    ELSE
+      v_code := 'completed';
+      v_transaction_id := nextval(v_sequence);
+      -- Each entry chains to its account's running head: the hash chains follow item order.
+      v_sender_hash := ledger_entry_hash(a_hash[v_sender], a_id[v_sender], p_reference_id[i], 'DEBIT',
+        v_amount, a_balance[v_sender], a_balance[v_sender] - v_amount, v_now);
+      v_receiver_hash := ledger_entry_hash(a_hash[v_receiver], a_id[v_receiver], p_reference_id[i], 'CREDIT',
+        v_amount, a_balance[v_receiver], a_balance[v_receiver] + v_amount, v_now);
+      t_id := t_id || v_transaction_id;
+      t_item := t_item || i;
+      t_sender := t_sender || a_upi[v_sender];
+      t_receiver := t_receiver || a_upi[v_receiver];
+      e_user := e_user || a_id[v_sender] || a_id[v_receiver];
+      e_transaction := e_transaction || v_transaction_id || v_transaction_id;
+      e_reference := e_reference || p_reference_id[i] || p_reference_id[i];
+      e_type := e_type || 'DEBIT'::text || 'CREDIT'::text;
+      e_amount := e_amount || v_amount || v_amount;
+      e_before := e_before || a_balance[v_sender] || a_balance[v_receiver];
+      e_after := e_after || (a_balance[v_sender] - v_amount) || (a_balance[v_receiver] + v_amount);
+      e_hash := e_hash || v_sender_hash || v_receiver_hash;
+      a_balance[v_sender] := a_balance[v_sender] - v_amount;
+      a_balance[v_receiver] := a_balance[v_receiver] + v_amount;
+      a_hash[v_sender] := v_sender_hash;
+      a_hash[v_receiver] := v_receiver_hash;
+      a_moves[v_sender] := a_moves[v_sender] + 1;
+      a_moves[v_receiver] := a_moves[v_receiver] + 1;
+      -- Ids and amounts as text: they are rendered exactly, never through a float.
+      v_data := jsonb_build_object(
+        'transactionId', v_transaction_id::text, 'referenceId', p_reference_id[i],
+        'senderUpiId', a_upi[v_sender], 'receiverUpiId', a_upi[v_receiver],
+        'amount', v_amount::text, 'note', p_note[i], 'createdAt', v_at);
+    END IF;
+    v_outcome[i] := jsonb_build_object('code', v_code, 'data', v_data, 'at', v_at) || coalesce(p_context[i], '{}');
+    f_owner := f_owner || p_owner[i];
+    f_key := f_key || p_idempotency_key[i];
+    f_hash := f_hash || p_request_hash[i];
+    f_outcome := f_outcome || v_outcome[i];
+  END LOOP;
+
+  -- One write per account touched, however many items moved it (a hot payee is written once).
+  UPDATE users u SET balance = a.balance, version = u.version + a.moves, updated_at = v_now, last_entry_hash = a.hash
+  FROM unnest(a_id, a_balance, a_hash, a_moves) AS a(id, balance, hash, moves)
+  WHERE u.id = a.id AND a.moves > 0;
+
+  INSERT INTO transactions (id, reference_id, sender_id, receiver_id, sender_upi_id, receiver_upi_id, amount, note, created_at)
+  OVERRIDING SYSTEM VALUE
+  SELECT t.id, p_reference_id[t.i], e_user[2 * t.n - 1], e_user[2 * t.n], t.sender, t.receiver, e_amount[2 * t.n],
+         p_note[t.i], v_now
+  FROM unnest(t_id, t_item, t_sender, t_receiver) WITH ORDINALITY AS t(id, i, sender, receiver, n)
+  ORDER BY t.n;
+
+  -- Ids follow the order rows are inserted, so each account's chain runs in item order.
+  INSERT INTO ledger_entries (user_id, transaction_id, transaction_reference_id, entry_type, amount, balance_before,
+                              balance_after, created_at, hash)
+  SELECT e.u, e.t, e.r, e.ty, e.a, e.b, e.af, v_now, e.h
+  FROM unnest(e_user, e_transaction, e_reference, e_type, e_amount, e_before, e_after, e_hash)
+    WITH ORDINALITY AS e(u, t, r, ty, a, b, af, h, n)
+  ORDER BY e.n;
+
+  -- The event is a contract of its own, not an HTTP body; in item order, so each sender's order holds.
+  INSERT INTO outbox_events (event_id, event_type, aggregate_key, payload, created_at)
+  SELECT p_event_id[t.i], 'TransferCompleted', t.sender, format(
+    '{"eventId":"%s","eventType":"TransferCompleted","occurredAt":"%s","transactionId":%s,"transactionReferenceId":"%s","senderUpiId":%s,"receiverUpiId":%s,"amount":"%s","currency":"INR","note":%s}',
+    p_event_id[t.i], v_at, t.id, p_reference_id[t.i], to_json(t.sender)::text, to_json(t.receiver)::text,
+    e_amount[2 * t.n], coalesce(to_json(p_note[t.i])::text, 'null')), v_now
+  FROM unnest(t_id, t_item, t_sender, t_receiver) WITH ORDINALITY AS t(id, i, sender, receiver, n)
+  ORDER BY t.n;
+
+  IF cardinality(f_owner) > 0 THEN
+    PERFORM idempotency_finish_batch(f_owner, f_key, f_hash, f_outcome, p_response_status);
+  END IF;
+
+  -- A repeated key answers as a twin does: the first item's outcome, replayed, or key-reused.
+  FOR i IN 1 .. v_count LOOP
+    CONTINUE WHEN v_twin_of[i] IS NULL OR v_replay[i] IS NOT NULL;
+    IF v_outcome[v_twin_of[i]]->>'code' = 'deferred' THEN
+      v_outcome[i] := v_outcome[v_twin_of[i]];
+    ELSIF p_request_hash[i] <> p_request_hash[v_twin_of[i]] THEN
+      v_outcome[i] := '{"code": "key-reused"}';
+    ELSE
+      v_outcome[i] := v_outcome[v_twin_of[i]];
+      v_replayed[i] := true;
+    END IF;
+  END LOOP;
+
+  RETURN QUERY SELECT o.result, o.replayed FROM unnest(v_outcome, v_replayed) WITH ORDINALITY AS o(result, replayed, n)
+  ORDER BY o.n;
+END
+$$;

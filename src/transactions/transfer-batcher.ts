@@ -1,0 +1,118 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectMetric, makeHistogramProvider } from '@willsoto/nestjs-prometheus';
+import type { Pool } from 'pg';
+import type { Histogram } from 'prom-client';
+import { AppConfig } from '../config/app-config';
+import { PG_POOL } from '../database/pg-pool';
+import type { MovementResult } from '../idempotency/stored-outcome';
+import { callMovement } from './movement-call';
+import { TRANSFER_RESPONSE_STATUS, type TransferResult } from './transfer-outcome';
+import { type TransferParameters, transferArguments, transferBatchArguments } from './transfer-parameters';
+
+export const TRANSFER_BATCH_SIZE = 'payments_transfer_batch_size';
+
+export const transferBatchMetricProviders = [
+  makeHistogramProvider({
+    name: TRANSFER_BATCH_SIZE,
+    help: 'Transfers per database call (group commit): 1 when the service is not busy',
+    buckets: [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 256, 512, 1000],
+  }),
+];
+
+const BATCH_CALL = {
+  name: 'transfer_funds_batch',
+  text: 'SELECT result, replayed FROM transfer_funds_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
+};
+const STATUSES = JSON.stringify(TRANSFER_RESPONSE_STATUS);
+
+interface Pending {
+  parameters: TransferParameters;
+  settle: (result: Promise<TransferResult>) => void;
+}
+
+/**
+ * Group commit (smart batching, no timer): transfers go to the database as soon as the event loop
+ * has read the requests in hand and a batch slot is free; while every slot's call is in flight,
+ * arrivals queue, and the next free slot takes all of them (up to the cap) as one call to
+ * transfer_funds_batch, one transaction. Under light load every batch is one transfer, sent
+ * through transfer_funds, and waits for nothing.
+ * A batch the database refuses as a whole is run again one transfer at a time, so one poisoned
+ * item fails alone; an item the batch defers (its key is in flight elsewhere) runs alone too.
+ */
+@Injectable()
+export class TransferBatcher {
+  private readonly queue: Pending[] = [];
+  private inFlight = 0;
+  private dispatchPending = false;
+
+  constructor(
+    @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly config: AppConfig,
+    @InjectMetric(TRANSFER_BATCH_SIZE) private readonly batchSize: Histogram,
+  ) {}
+
+  transfer(parameters: TransferParameters): Promise<TransferResult> {
+    return new Promise((resolve) => {
+      this.queue.push({ parameters, settle: resolve });
+      // Not a timer: the dispatch runs once the event loop has finished the requests it is reading
+      // now, so those that arrived together leave together; on a quiet service that is at once.
+      if (!this.dispatchPending) {
+        this.dispatchPending = true;
+        setImmediate(() => {
+          this.dispatchPending = false;
+          this.dispatch();
+        });
+      }
+    });
+  }
+
+  private dispatch(): void {
+    while (this.inFlight < this.config.transferBatchesInFlight && this.queue.length > 0) {
+      const batch = this.queue.splice(0, this.config.transferBatchMaxSize);
+      this.inFlight += 1;
+      this.batchSize.observe(batch.length);
+      void this.run(batch).finally(() => {
+        this.inFlight -= 1;
+        this.dispatch();
+      });
+    }
+  }
+
+  private async run(batch: Pending[]): Promise<void> {
+    if (batch.length === 1) {
+      // Awaited, so the slot stays busy while its call is: that is what lets the next batch form.
+      await settled(batch[0], this.alone(batch[0].parameters));
+      return;
+    }
+    let results: MovementResult[];
+    try {
+      const { rows } = await this.pool.query<{ result: MovementResult['outcome']; replayed: boolean }>({
+        ...BATCH_CALL,
+        values: [...transferBatchArguments(batch.map((item) => item.parameters)), STATUSES],
+      });
+      if (rows.length !== batch.length) throw new Error(`${rows.length} outcomes for ${batch.length} transfers`);
+      results = rows.map((row) => ({ outcome: row.result, replayed: row.replayed }));
+    } catch {
+      // The whole batch was refused (a poisoned item, a key written without its lock): nothing of
+      // it was committed, so each item runs alone and fails only itself. After a connection lost
+      // during the commit it may have been committed: alone, each item then replays its record.
+      await Promise.all(batch.map((item) => settled(item, this.alone(item.parameters))));
+      return;
+    }
+    batch.forEach((item, index) => {
+      const result = results[index] as TransferResult;
+      // Deferred: its key is held by a request in flight; alone, it waits for it as a twin does.
+      item.settle(result.outcome.code === 'deferred' ? this.alone(item.parameters) : Promise.resolve(result));
+    });
+  }
+
+  private alone(parameters: TransferParameters): Promise<TransferResult> {
+    return callMovement(this.pool, 'transfer_funds', transferArguments(parameters)) as Promise<TransferResult>;
+  }
+}
+
+/** Hands the item its result and waits for it, without letting one item's failure reject the batch. */
+async function settled(item: Pending, result: Promise<TransferResult>): Promise<void> {
+  item.settle(result);
+  await result.catch(() => undefined);
+}

@@ -1,0 +1,47 @@
+import type { AnswerContext } from '../idempotency/stored-outcome';
+
+/** One transfer as the database functions take it: transfer_funds(p_owner, ...) and, one array each, transfer_funds_batch. */
+export interface TransferParameters {
+  /** The caller's lower-cased UPI ID: the idempotency key's scope. */
+  owner: string;
+  idempotencyKey: string;
+  requestHash: string;
+  senderUpiId: string;
+  receiverUpiId: string;
+  /** Exact decimal text with four places. */
+  amount: string;
+  note: string | null;
+  referenceId: string;
+  eventId: string;
+  context: AnswerContext;
+}
+
+/**
+ * The SQL type of each parameter, in the functions' argument order (p_ + snake_case name). Every
+ * field of TransferParameters must be here and nothing else; a medium test compares this list with
+ * what PostgreSQL reports for both functions' signatures.
+ */
+export const TRANSFER_ARGUMENT_TYPES = {
+  owner: 'text',
+  idempotencyKey: 'text',
+  requestHash: 'text',
+  senderUpiId: 'text',
+  receiverUpiId: 'text',
+  amount: 'numeric',
+  note: 'text',
+  referenceId: 'uuid',
+  eventId: 'uuid',
+  context: 'jsonb',
+} as const satisfies { [Field in keyof TransferParameters]: string };
+
+const FIELDS = Object.keys(TRANSFER_ARGUMENT_TYPES) as (keyof TransferParameters)[];
+
+/** transfer_funds's positional values, from the typed object. */
+export function transferArguments(parameters: TransferParameters): unknown[] {
+  return FIELDS.map((field) => parameters[field]);
+}
+
+/** transfer_funds_batch's values: one array per field, items in order. */
+export function transferBatchArguments(items: readonly TransferParameters[]): unknown[][] {
+  return FIELDS.map((field) => items.map((item) => item[field]));
+}

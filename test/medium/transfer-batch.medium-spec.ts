@@ -1,0 +1,196 @@
+import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import { findLedgerViolations } from '../../scripts/lib/ledger-invariants';
+import { connectTestDatabase } from '../support/db';
+import { type MediumUser, newUser, transferBatch, transferFunds } from './support/factories';
+
+/** Group commit in SQL: transfer_funds_batch against the run's PostgreSQL, one deterministic batch per call. */
+describe('transfer_funds_batch', () => {
+  let db: Client;
+  beforeAll(async () => (db = await connectTestDatabase()));
+  afterAll(() => db.end());
+
+  const balances = async (...users: MediumUser[]) =>
+    Promise.all(
+      users.map(
+        async (user) =>
+          (await db.query<{ b: string }>('SELECT balance::text AS b FROM users WHERE id = $1', [user.id])).rows[0].b,
+      ),
+    );
+
+  it('decides each item alone: refused items among completed ones change nothing of theirs', async () => {
+    const [alice, bob, carol, dave] = [
+      await newUser(db, '100'),
+      await newUser(db),
+      await newUser(db, '5'),
+      await newUser(db),
+    ];
+    const rows = await transferBatch(db, [
+      { sender: alice, receiverUpiId: bob.upiId, amount: '10.0000' },
+      { sender: carol, receiverUpiId: dave.upiId, amount: '50.0000' },
+      { sender: alice, receiverUpiId: 'ghost@medium', amount: '1.0000' },
+      { sender: carol, receiverUpiId: carol.upiId.toUpperCase(), amount: '1.0000' },
+      { sender: alice, receiverUpiId: dave.upiId, amount: '20.0000' },
+    ]);
+    expect(rows.map((row) => [row.result.code, row.replayed])).toEqual([
+      ['completed', false],
+      ['insufficient-balance', false],
+      ['user-not-found', false],
+      ['self-transfer', false],
+      ['completed', false],
+    ]);
+    expect(rows[1].result.data).toEqual({ available: '5.0000', required: '50.0000' });
+    expect(rows[2].result.data).toEqual({ upiId: 'ghost@medium' });
+    expect(rows[4].result.data).toMatchObject({
+      senderUpiId: alice.upiId,
+      receiverUpiId: dave.upiId,
+      amount: '20.0000',
+    });
+    expect(await balances(alice, bob, carol, dave)).toEqual(['70.0000', '10.0000', '5.0000', '20.0000']);
+    // Every decision is stored under its key, with the status the service answers for it.
+    const stored = await db.query(
+      `SELECT status, response_status, outcome->>'code' AS code FROM idempotency_keys
+       WHERE owner_upi_id IN (lower($1), lower($2)) ORDER BY id`,
+      [alice.upiId, carol.upiId],
+    );
+    expect(stored.rows).toEqual([
+      { status: 'SUCCESS', response_status: 201, code: 'completed' },
+      { status: 'FAILED', response_status: 422, code: 'insufficient-balance' },
+      { status: 'FAILED', response_status: 404, code: 'user-not-found' },
+      { status: 'FAILED', response_status: 400, code: 'self-transfer' },
+      { status: 'SUCCESS', response_status: 201, code: 'completed' },
+    ]);
+  });
+
+  it('decides items in order against running balances: of two items of one sender only the first fits', async () => {
+    const [alice, bob, carol] = [await newUser(db, '100'), await newUser(db), await newUser(db)];
+    const rows = await transferBatch(db, [
+      { sender: alice, receiverUpiId: bob.upiId, amount: '60.0000' },
+      { sender: alice, receiverUpiId: carol.upiId, amount: '60.0000' },
+      { sender: alice, receiverUpiId: carol.upiId, amount: '40.0000' },
+    ]);
+    expect(rows.map((row) => row.result.code)).toEqual(['completed', 'insufficient-balance', 'completed']);
+    expect(rows[1].result.data).toEqual({ available: '40.0000', required: '60.0000' });
+    expect(await balances(alice, bob, carol)).toEqual(['0.0000', '60.0000', '40.0000']);
+    const entries = await db.query(
+      `SELECT entry_type, balance_before::text AS before, balance_after::text AS after FROM ledger_entries
+       WHERE user_id = $1 AND entry_type = 'DEBIT' ORDER BY id`,
+      [alice.id],
+    );
+    expect(entries.rows).toEqual([
+      { entry_type: 'DEBIT', before: '100.0000', after: '40.0000' },
+      { entry_type: 'DEBIT', before: '40.0000', after: '0.0000' },
+    ]);
+  });
+
+  it('answers one key twice in a batch as twins: the first runs, the same request replays it, another is key-reused', async () => {
+    const [alice, bob] = [await newUser(db, '100'), await newUser(db)];
+    const key = randomUUID();
+    const rows = await transferBatch(db, [
+      { sender: alice, receiverUpiId: bob.upiId, amount: '10.0000', key },
+      { sender: alice, receiverUpiId: bob.upiId, amount: '10.0000', key },
+      { sender: alice, receiverUpiId: bob.upiId, amount: '10.0000', key, hashSalt: 'another request' },
+    ]);
+    expect(rows[0].replayed).toBe(false);
+    expect(rows[0].result.code).toBe('completed');
+    expect(rows[1]).toEqual({ result: rows[0].result, replayed: true });
+    expect(rows[2]).toEqual({ result: { code: 'key-reused' }, replayed: false });
+    expect(await balances(alice, bob)).toEqual(['90.0000', '10.0000']);
+    const records = await db.query('SELECT count(*)::int AS n FROM idempotency_keys WHERE idempotency_key = $1', [key]);
+    expect(records.rows[0].n).toBe(1);
+    // Later, alone or in another batch, the key replays the same stored answer.
+    expect(await transferFunds(db, alice, bob.upiId, '10.0000', key)).toEqual({
+      result: rows[0].result,
+      replayed: true,
+    });
+    const again = await transferBatch(db, [
+      { sender: alice, receiverUpiId: bob.upiId, amount: '10.0000', key },
+      { sender: alice, receiverUpiId: bob.upiId, amount: '1.0000' },
+    ]);
+    expect(again[0]).toEqual({ result: rows[0].result, replayed: true });
+    expect(await balances(alice, bob)).toEqual(['89.0000', '11.0000']);
+  });
+
+  it('defers an item whose key is held by a request in flight, and runs its neighbours', async () => {
+    const [alice, bob] = [await newUser(db, '100'), await newUser(db)];
+    const key = randomUUID();
+    const holder = await connectTestDatabase();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT pg_advisory_xact_lock(hashtextextended($1 || '/' || $2, 0))`, [
+        alice.upiId.toLowerCase(),
+        key,
+      ]);
+      const rows = await transferBatch(db, [
+        { sender: alice, receiverUpiId: bob.upiId, amount: '10.0000', key },
+        { sender: alice, receiverUpiId: bob.upiId, amount: '5.0000' },
+      ]);
+      expect(rows.map((row) => row.result.code)).toEqual(['deferred', 'completed']);
+      expect(await balances(alice, bob)).toEqual(['95.0000', '5.0000']);
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
+  });
+
+  it('pays one receiver from 50 senders in one batch: exact sum, one write per account, chains and invariants intact', async () => {
+    const receiver = await newUser(db, '0.0001');
+    const senders: MediumUser[] = [];
+    for (let i = 1; i <= 50; i++) senders.push(await newUser(db, `${i}.0001`));
+    // The session's row-update count includes updates not yet flushed; nothing is flushed inside a transaction.
+    const userUpdates = async () =>
+      (
+        await db.query<{ n: number }>(
+          `SELECT n_tup_upd::int AS n FROM pg_stat_xact_user_tables WHERE relname = 'users'`,
+        )
+      ).rows[0].n;
+    await db.query('BEGIN');
+    const before = await userUpdates();
+    const rows = await transferBatch(
+      db,
+      senders.map((sender, i) => ({ sender, receiverUpiId: receiver.upiId, amount: `${i + 1}.0001` })),
+    );
+    const written = (await userUpdates()) - before;
+    await db.query('COMMIT');
+    expect(rows.every((row) => row.result.code === 'completed')).toBe(true);
+    // 51 accounts, each written once (a write per transfer would be 100).
+    expect(written).toBe(51);
+    // 1 + 2 + ... + 50 plus 50 × 0.0001, on an opening 0.0001.
+    expect(await balances(receiver)).toEqual(['1275.0051']);
+    expect(await balances(...senders)).toEqual(senders.map(() => '0.0000'));
+    const chain = await db.query<{ before: string; previous: string | null }>(
+      `SELECT balance_before::text AS before, lag(balance_after::text) OVER (ORDER BY id) AS previous
+       FROM ledger_entries WHERE user_id = $1 ORDER BY id`,
+      [receiver.id],
+    );
+    expect(chain.rows).toHaveLength(51);
+    for (const link of chain.rows.slice(1)) expect(link.before).toBe(link.previous);
+
+    const ids = [receiver, ...senders].map((user) => user.id);
+    // The audit's own checks, on these accounts only: every entry's hash links to the one before
+    // it, and each account's head is its newest entry's hash.
+    const links = await db.query<{ id: string; linked: boolean }>(
+      `SELECT id, hash = ledger_entry_hash(lag(hash) OVER w, user_id, transaction_reference_id, entry_type, amount,
+                                           balance_before, balance_after, created_at) AS linked
+       FROM ledger_entries WHERE user_id = ANY($1) WINDOW w AS (PARTITION BY user_id ORDER BY id)`,
+      [ids],
+    );
+    expect(links.rows).toHaveLength(51 + 100);
+    expect(links.rows.filter((link) => !link.linked)).toEqual([]);
+    const heads = await db.query(
+      `SELECT u.id FROM users u WHERE u.id = ANY($1) AND u.last_entry_hash IS DISTINCT FROM
+         (SELECT l.hash FROM ledger_entries l WHERE l.user_id = u.id ORDER BY l.id DESC LIMIT 1)`,
+      [ids],
+    );
+    expect(heads.rows).toEqual([]);
+    const scope = await db.query<{ reference_id: string }>('SELECT reference_id FROM users WHERE id = ANY($1)', [ids]);
+    const violations = await findLedgerViolations(db, { userReferenceIds: scope.rows.map((row) => row.reference_id) });
+    // newUser writes openings straight in SQL, without the treasury's side: that one check does not apply here.
+    expect(violations.filter((violation) => !violation.startsWith('every opening credit'))).toEqual([]);
+    const events = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM outbox_events WHERE aggregate_key = ANY($1)`,
+      [senders.map((sender) => sender.upiId)],
+    );
+    expect(events.rows[0].n).toBe(50);
+  });
+});

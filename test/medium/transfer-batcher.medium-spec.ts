@@ -1,0 +1,152 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Client, Pool } from 'pg';
+import { Histogram, Registry } from 'prom-client';
+import { ApiError } from '../../src/common/errors/api-error';
+import { ErrorCode } from '../../src/common/errors/error-code';
+import { loadConfig } from '../../src/config/app-config';
+import { requestHash } from '../../src/idempotency/idempotency-key';
+import { TRANSFER_BATCH_SIZE, TransferBatcher } from '../../src/transactions/transfer-batcher';
+import type { TransferParameters } from '../../src/transactions/transfer-parameters';
+import { connectTestDatabase } from '../support/db';
+import { TEST_JWT_SECRET } from '../support/jwt';
+import { type MediumUser, newUser } from './support/factories';
+import { waitForBackendBlockedBy } from './support/locks';
+
+/**
+ * TransferBatcher over a real pool: one batch slot, so the transfers handed to it while its first
+ * call is in flight form the next batch, deterministically (no timer is involved anywhere).
+ */
+describe('TransferBatcher', () => {
+  let db: Client;
+  let pool: Pool;
+  let batcher: TransferBatcher;
+  let sizes: Histogram;
+  const dataDir = mkdtempSync(join(tmpdir(), 'payments-batcher-'));
+
+  beforeAll(async () => {
+    db = await connectTestDatabase();
+    pool = new Pool({ connectionString: process.env.TEST_DATABASE_URL, max: 4 });
+    const config = loadConfig({
+      DATA_DIR: dataDir,
+      JWT_SECRET: TEST_JWT_SECRET,
+      TRANSFER_BATCHES_IN_FLIGHT: '1',
+      TRANSFER_BATCH_MAX_SIZE: '64',
+    });
+    sizes = new Histogram({
+      name: TRANSFER_BATCH_SIZE,
+      help: 'test',
+      buckets: [1, 2, 3, 4, 8],
+      registers: [new Registry()],
+    });
+    batcher = new TransferBatcher(pool, config, sizes);
+  });
+  afterAll(async () => {
+    await pool.end();
+    await db.end();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  beforeEach(() => sizes.reset());
+
+  const transfer = (
+    sender: MediumUser,
+    receiver: MediumUser,
+    amount: string,
+    key = randomUUID(),
+  ): TransferParameters => ({
+    owner: sender.upiId.toLowerCase(),
+    idempotencyKey: key,
+    requestHash: requestHash({ senderUpiId: sender.upiId, receiverUpiId: receiver.upiId, amount, note: null }),
+    senderUpiId: sender.upiId,
+    receiverUpiId: receiver.upiId,
+    amount,
+    note: null,
+    referenceId: randomUUID(),
+    eventId: randomUUID(),
+    context: { requestId: 'medium', instance: '/medium' },
+  });
+  /** Hands the batcher one transfer, then the others once that one's call is in flight. */
+  async function sendWhileOneIsInFlight(first: TransferParameters, ...rest: TransferParameters[]) {
+    const firstResult = batcher.transfer(first);
+    // The batcher dispatches after the event loop's current phase; this waits that long.
+    await new Promise((resolve) => setImmediate(resolve));
+    return [firstResult, ...rest.map((parameters) => batcher.transfer(parameters))];
+  }
+  const batchSizes = async () => {
+    const values = (await sizes.get()).values;
+    const of = (name: string) => values.find((value) => value.metricName === `${TRANSFER_BATCH_SIZE}_${name}`)?.value;
+    return { batches: of('count'), transfers: of('sum') };
+  };
+  const balance = async (user: MediumUser) =>
+    (await db.query<{ b: string }>('SELECT balance::text AS b FROM users WHERE id = $1', [user.id])).rows[0].b;
+
+  it('sends transfers that arrive together as one batch, and those arriving meanwhile as the next', async () => {
+    const [alice, bob] = [await newUser(db, '100'), await newUser(db)];
+    const together = await Promise.all([1, 2, 3].map(() => batcher.transfer(transfer(alice, bob, '1.0000'))));
+    expect(await batchSizes()).toEqual({ batches: 1, transfers: 3 });
+    sizes.reset();
+    const transfers = [1, 2, 3].map(() => transfer(alice, bob, '1.0000'));
+    const results = await Promise.all(await sendWhileOneIsInFlight(transfers[0], ...transfers.slice(1)));
+    expect([...together, ...results].map((result) => result.outcome.code)).toEqual(Array(6).fill('completed'));
+    expect(await batchSizes()).toEqual({ batches: 2, transfers: 3 });
+    expect([await balance(alice), await balance(bob)]).toEqual(['94.0000', '6.0000']);
+  });
+
+  it('runs a batch the database refused one transfer at a time: the poisoned item fails alone', async () => {
+    const [alice, bob] = [await newUser(db, '100'), await newUser(db)];
+    // One more unit and this balance leaves numeric(19,4): the whole batch's statement fails with 22003.
+    const brimful = await newUser(db, '999999999999999.0000');
+    const [first, good, poisoned, alsoGood] = await Promise.allSettled(
+      await sendWhileOneIsInFlight(
+        transfer(alice, bob, '1.0000'),
+        transfer(alice, bob, '2.0000'),
+        transfer(alice, brimful, '1.0000'),
+        transfer(alice, bob, '3.0000'),
+      ),
+    );
+    expect(await batchSizes()).toEqual({ batches: 2, transfers: 4 });
+    for (const result of [first, good, alsoGood]) {
+      expect(result).toMatchObject({ status: 'fulfilled', value: { outcome: { code: 'completed' }, replayed: false } });
+    }
+    expect(poisoned.status).toBe('rejected');
+    expect(((poisoned as PromiseRejectedResult).reason as ApiError).code).toBe(ErrorCode.ValidationFailed);
+    expect([await balance(alice), await balance(bob), await balance(brimful)]).toEqual([
+      '94.0000',
+      '6.0000',
+      '999999999999999.0000',
+    ]);
+  });
+
+  it('runs a deferred item alone, where it waits for its key like a twin, while its neighbours commit', async () => {
+    const [alice, bob] = [await newUser(db, '100'), await newUser(db)];
+    const key = randomUUID();
+    const holder = await connectTestDatabase();
+    const holderPid = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+    await holder.query('BEGIN');
+    await holder.query(`SELECT pg_advisory_xact_lock(hashtextextended($1 || '/' || $2, 0))`, [
+      alice.upiId.toLowerCase(),
+      key,
+    ]);
+    const settled = await sendWhileOneIsInFlight(
+      transfer(alice, bob, '1.0000'),
+      transfer(alice, bob, '10.0000', key),
+      transfer(alice, bob, '2.0000'),
+    );
+    let neighbourAnswered = false;
+    void settled[2].then(() => (neighbourAnswered = true));
+    try {
+      // The deferred item, alone, now waits for the key (2 s at most); its neighbour did not wait.
+      await waitForBackendBlockedBy(db, holderPid, 10_000);
+      expect(neighbourAnswered).toBe(true);
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
+    const results = await Promise.all(settled);
+    expect(results.map((result) => result.outcome.code)).toEqual(['completed', 'completed', 'completed']);
+    expect(await batchSizes()).toEqual({ batches: 2, transfers: 3 });
+    expect(await balance(alice)).toBe('87.0000');
+  });
+});
