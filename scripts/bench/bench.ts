@@ -26,6 +26,7 @@ import type { ChartedPhase } from './report-html';
 import { waitForOutboxDrain, writeResults } from './output';
 import { processTreeCpuSeconds, readWal, residentMiB } from './resources';
 import { type SeedResult, seedLarge, seedUpiId } from './seed';
+import type { WebhookBenchResult } from './webhook-receiver';
 import { StatementCounter } from './statements';
 import { measureDriverOverhead } from './tpcb';
 import { type BenchUser, logInAll, readOperation, registerUsers, transferOperation } from './workload';
@@ -76,7 +77,10 @@ async function benchmark(options: BenchOptions): Promise<number> {
     if (options.json) console.log(JSON.stringify({ ...summary, files }));
     else printSummary(summary, files);
     const requestErrors = run.phases.some((phase) => !phase.phase.startsWith('driver overhead') && phase.errors > 0);
-    return requestErrors || summary.invariantViolations.length > 0 || summary.outboxDrainS === undefined ? 1 : 0;
+    const webhookShort = summary.webhooks !== undefined && summary.webhooks.received < summary.webhooks.expected;
+    return requestErrors || webhookShort || summary.invariantViolations.length > 0 || summary.outboxDrainS === undefined
+      ? 1
+      : 0;
   } finally {
     http.close();
     await db.end().catch(() => undefined);
@@ -115,6 +119,7 @@ async function conclude(run: Run, seed: SeedResult | undefined): Promise<BenchSu
   run.write('waiting for the outbox to drain, then checking the ledger invariants');
   const outboxDrainS = await waitForOutboxDrain(db);
   const violations = await withHeartbeat(run, 'checking the ledger invariants', () => findLedgerViolations(db));
+  const webhooks = await countWebhookDeliveries(run);
   return {
     date: new Date().toISOString(),
     mode: env.mode + (env.upiProviderCalls ? ` (${env.upiProviderCalls()} UPI provider calls)` : ''),
@@ -124,11 +129,20 @@ async function conclude(run: Run, seed: SeedResult | undefined): Promise<BenchSu
     boundMissing: run.boundMissing,
     seed,
     outboxDrainS,
+    webhooks,
     serviceMemoryMiB: memory && { rss: round(memory.rssMiB), peak: round(memory.peakRssMiB) },
     serviceNodeOptions: env.service.nodeOptions,
     loadAverage1m: round(loadavg()[0]),
     invariantViolations: violations,
   };
+}
+
+/** With --webhook: every outbox event of the run must reach the receiver (counted by webhook-id). */
+async function countWebhookDeliveries(run: Run): Promise<WebhookBenchResult | undefined> {
+  if (!run.env.webhooks) return undefined;
+  run.write('waiting for every event to reach the webhook receiver');
+  const { rows } = await run.db.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox_events');
+  return run.env.webhooks.finish(rows[0].n);
 }
 
 /** The bound: pgbench's TPC-B (the C client) on the service's own PostgreSQL, same binaries and settings. */

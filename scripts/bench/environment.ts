@@ -11,6 +11,7 @@ import { findFreePort, REPO_ROOT, ServiceProcess } from '../lib/service-process'
 import type { BenchOptions } from './options';
 import { findPostmasterPid } from './resources';
 import { enablePgStatStatements } from './statements';
+import { startWebhookBench, type WebhookBench } from './webhook-receiver';
 
 /** Everything a run starts (database, optional broker and provider, the built service) and stops. */
 export interface BenchEnvironment {
@@ -19,6 +20,8 @@ export interface BenchEnvironment {
   postmasterPid?: number;
   pgStatStatements: boolean;
   upiProviderCalls?: () => number;
+  /** With --webhook: the receiver that counts what the endpoint was sent. */
+  webhooks?: WebhookBench;
   mode: string;
   close(): Promise<void>;
 }
@@ -57,21 +60,25 @@ export async function startEnvironment(options: BenchOptions, runId: string): Pr
     const provider = options.upiProvider ? await startAcceptAllUpiProvider() : undefined;
     if (provider) cleanups.push(() => void provider.server.close());
 
+    const webhooks = options.webhook ? await startWebhookBench() : undefined;
     const service = await ServiceProcess.start({
       DATABASE_URL: url,
       DATA_DIR: join(scratch, 'service'),
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
       ...(provider ? { UPI_VERIFICATION_URL: provider.url } : {}),
       ...(broker ? { KAFKA_BROKERS: `127.0.0.1:${broker.port}`, KAFKA_TOPIC: `bench-${runId}` } : {}),
+      ...webhooks?.serviceEnv,
     });
     cleanups.push(async () => void (await service.stop('SIGTERM')));
+    await webhooks?.subscribe(service.baseUrl);
     return {
       databaseUrl: url,
       service,
       postmasterPid,
       pgStatStatements,
       upiProviderCalls: provider?.calls,
-      mode: (options.kafka ? 'kafka' : 'light') + (provider ? ' + UPI provider' : ''),
+      webhooks,
+      mode: (options.kafka ? 'kafka' : 'light') + (provider ? ' + UPI provider' : '') + (webhooks ? ' + webhook' : ''),
       close,
     };
   } catch (error) {

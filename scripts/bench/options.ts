@@ -19,6 +19,8 @@ export interface BenchOptions {
   readDurationS: number;
   databaseUrl?: string;
   kafka: boolean;
+  /** One webhook endpoint subscribed to every event, with a receiver that counts them. */
+  webhook: boolean;
   upiProvider: boolean;
   outDir: string;
   json: boolean;
@@ -62,6 +64,7 @@ Data growth
 Environment
   --database-url URL  use an existing PostgreSQL instead of the embedded one
   --kafka             start a real Kafka broker and publish the outbox to it
+  --webhook           subscribe one webhook endpoint to every event; count deliveries at its receiver
   --upi-provider      start an accept-all UPI verification provider
   --out DIR           where results go, one folder per run (default bench-results)
   --json              print the results as one JSON line (progress goes to stderr)
@@ -100,6 +103,7 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
         'read-duration': { type: 'string' },
         'database-url': { type: 'string' },
         kafka: { type: 'boolean', default: false },
+        webhook: { type: 'boolean', default: false },
         'upi-provider': { type: 'boolean', default: false },
         out: { type: 'string', default: 'bench-results' },
         json: { type: 'boolean', default: false },
@@ -130,6 +134,7 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
           : number(values['read-duration'], '--read-duration', 1, 86_400),
       databaseUrl: values['database-url'],
       kafka: values.kafka,
+      webhook: values.webhook,
       upiProvider: values['upi-provider'],
       outDir: values.out,
       json: values.json,

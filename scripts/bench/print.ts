@@ -9,6 +9,7 @@ export function printSummary(summary: BenchSummary, files: { json: string; html:
   const lines = ['', ...describeBound(summary), ...summary.phases.flatMap(describePhase), ...describeTargets(summary)];
   lines.push(
     `outbox           ${summary.outboxDrainS === undefined ? 'NOT drained within 60 s' : `drained ${summary.outboxDrainS} s after the load`} (${summary.mode})`,
+    ...describeWebhooks(summary),
     `load average     ${summary.loadAverage1m} (1 min); numbers from a shared or busy machine are not final`,
     `invariants       ${summary.invariantViolations.length === 0 ? 'all hold' : summary.invariantViolations.join('\n                 ')}`,
     `results          ${files.json}`,
@@ -109,4 +110,13 @@ function describeTargets(summary: BenchSummary): string[] {
     );
   }
   return lines;
+}
+
+function describeWebhooks(summary: BenchSummary): string[] {
+  const hooks = summary.webhooks;
+  if (!hooks) return [];
+  const verdict = hooks.received < hooks.expected ? 'MISSING some' : 'all delivered';
+  return [
+    `webhooks         ${hooks.received} of ${hooks.expected} events received (${verdict}), ${hooks.duplicates} duplicates, last ${hooks.drainMs} ms after the load`,
+  ];
 }

@@ -3,6 +3,7 @@ import type { PhaseLoad } from './load';
 import type { PgbenchBound } from './pgbench';
 import type { BenchOptions } from './options';
 import type { SeedResult } from './seed';
+import type { WebhookBenchResult } from './webhook-receiver';
 import type { StatementCounts } from './statements';
 
 /** One measured phase: its load figures and what each successful operation cost. */
@@ -29,6 +30,8 @@ export interface BenchSummary {
   boundMissing?: string;
   seed?: SeedResult;
   outboxDrainS?: number;
+  /** With --webhook: events expected and received at the receiver. */
+  webhooks?: WebhookBenchResult;
   serviceMemoryMiB?: { rss: number; peak: number };
   /** The NODE_OPTIONS the service ran with: the shipped heap settings, then SERVICE_NODE_OPTIONS. */
   serviceNodeOptions: string;
