@@ -1,8 +1,10 @@
+import { AsyncResource } from 'node:async_hooks';
 import { Global, Logger, Module, type DynamicModule, type OnApplicationShutdown, Inject } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { databaseUrlFailure, dataDirFailure } from '../boot/boot-failure';
 import { AppConfig } from '../config/app-config';
+import { isPlannedShutdown } from '../common/logging';
 import { createDataSource, migrateExclusively } from './data-source';
 import { EmbeddedDatabase } from './embedded-postgres';
 import { createPgPool, PG_POOL } from './pg-pool';
@@ -47,10 +49,15 @@ export async function openDatabase(config: AppConfig): Promise<OpenedDatabase> {
  * A server that dies or shuts down sends an error to every connection. pg reports it as an
  * 'error' event: on the pool for idle connections, on the client for checked-out ones that are
  * between queries. Either one without a listener would crash the process; the request that
- * owns the connection still gets its own error (and a 503).
+ * owns the connection still gets its own error (and a 503). The listener is bound to the boot's
+ * context: a connection opened during a request would otherwise log under that request's id.
  */
 function survivesConnectionLoss(pool: Pool, logger: Logger): void {
-  const report = (error: Error) => logger.warn(`Database connection lost: ${error.message}`);
+  const report = AsyncResource.bind((error: Error) => {
+    const message = `Database connection lost: ${error.message}`;
+    if (isPlannedShutdown()) logger.debug(message);
+    else logger.warn(message);
+  });
   pool.on('error', report);
   pool.on('connect', (client) => client.on('error', report));
 }
