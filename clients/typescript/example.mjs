@@ -1,7 +1,9 @@
 // A plain Node ESM script (no TypeScript runner) using the built client: `npm run build` here, then
 // PAYMENT_SERVICE_URL=http://localhost:8080 node example.mjs
 // Money stays exact both ways: 1234567890123.4567 goes in as a string and comes back as the same text.
+import console from 'node:console';
 import { randomUUID } from 'node:crypto';
+import process from 'node:process';
 import { createPaymentClient } from './dist/index.js';
 
 const baseUrl = process.env.PAYMENT_SERVICE_URL ?? 'http://localhost:8080';

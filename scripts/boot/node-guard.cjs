@@ -7,6 +7,7 @@
  * src/boot/node-guard.ts guards the built entry the same way (test/node-guard.e2e-spec.ts keeps
  * the two messages equal).
  */
+/* global module, process, require */
 'use strict';
 
 var REQUIRED = { major: 24, minor: 11 };
