@@ -10,8 +10,13 @@ import { makeTempDir, removeTempDir } from './temp-dir';
  * embedded one in a temporary directory with fsync off. Migrations run once, here.
  */
 export default async function globalSetup(): Promise<void> {
-  Logger.overrideLogger(['error']);
   buildService();
+  await startTestDatabase();
+}
+
+/** The database half of the setup, alone for `npm run test:quick` (which runs no built service). */
+export async function startTestDatabase(): Promise<void> {
+  Logger.overrideLogger(['error']);
   let url = process.env.TEST_DATABASE_URL;
   if (!url) {
     const dataDir = makeTempDir('payments-test', { forPostgres: true });
