@@ -110,7 +110,9 @@ export async function runExample(code: string, baseUrl: string): Promise<{ calls
       output = result.stdout + result.stderr;
     } catch (error) {
       const failed = error as { stdout?: string; stderr?: string; message: string };
-      throw new Error(`the example failed: ${failed.message}\n${failed.stdout ?? ''}${failed.stderr ?? ''}`);
+      throw new Error(`the example failed: ${failed.message}\n${failed.stdout ?? ''}${failed.stderr ?? ''}`, {
+        cause: error,
+      });
     }
     const count = Number(readFileSync(join(out, 'count'), 'utf8'));
     const calls = Array.from({ length: count }, (_, i) => {
