@@ -53,11 +53,17 @@ export async function openDatabase(config: AppConfig): Promise<OpenedDatabase> {
  * context: a connection opened during a request would otherwise log under that request's id.
  */
 function survivesConnectionLoss(pool: Pool, logger: Logger): void {
-  const report = AsyncResource.bind((error: Error) => {
-    const message = `Database connection lost: ${error.message}`;
-    if (isPlannedShutdown()) logger.debug(message);
-    else logger.warn(message);
-  });
+  // Ctrl-C signals the embedded PostgreSQL too, and our signal may be read one event-loop turn
+  // after its dropped connections: decide after the next turn's I/O, once the signal has been seen.
+  const report = AsyncResource.bind((error: Error) =>
+    setImmediate(() =>
+      setImmediate(() => {
+        const message = `Database connection lost: ${error.message}`;
+        if (isPlannedShutdown()) logger.debug(message);
+        else logger.warn(message);
+      }),
+    ),
+  );
   pool.on('error', report);
   pool.on('connect', (client) => client.on('error', report));
 }
