@@ -1,6 +1,11 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Client } from 'pg';
+import { REPO_ROOT } from '../scripts/lib/service-process';
 import { AuditMetrics } from '../src/audit/audit-metrics';
 import { createScratchDatabase } from './support/db';
+import { FakeUpiProvider } from './support/fake-upi-provider';
+import { waitUntil } from './support/wait';
 import { startTestApp, type TestApp } from './support/test-app';
 
 /** The metrics the operations alerts need beyond the request counters: ledger integrity and the memory limit. */
@@ -61,5 +66,58 @@ describe('integrity and runtime metrics', () => {
     const [rss] = await scrape('process_resident_memory_bytes');
     expect(limit).toBeGreaterThan(rss);
     expect(limit).toBeLessThan(Number.MAX_SAFE_INTEGER);
+  });
+});
+
+/** The README's metrics table (Operating it) against a real scrape: every metric named, with every label it lists. */
+describe("the README's metrics table", () => {
+  let t: TestApp;
+  let provider: FakeUpiProvider;
+  beforeAll(async () => {
+    // A UPI provider, so that calls go through the upiValidation circuit.
+    provider = await new FakeUpiProvider().start();
+    t = await startTestApp({ UPI_VERIFICATION_URL: `${provider.url}/verify` });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await provider?.stop();
+  });
+
+  it('names only exported metrics, each with every label its row lists', async () => {
+    // Traffic that makes the labelled series appear: a transfer and its replay, a failed login, an unmatched route.
+    const [alice, bob] = [await t.api.registerUser({ balance: 10 }), await t.api.registerUser()];
+    const key = `metrics-table-${Date.now()}`;
+    for (let i = 0; i < 2; i++) expect((await t.api.transfer(alice, bob.upiId, 1, { key })).status).toBe(201);
+    expect((await t.api.post('/api/v1/auth/login', { upiId: 'nobody.here@okbank' })).status).toBe(401);
+    expect((await t.api.get('/no/such/route')).status).toBe(404);
+    // The pool gauges are sampled every second.
+    await waitUntil(
+      async () => (await t.api.get('/actuator/prometheus')).text.includes('payments_db_pool_connections{'),
+      'the first pool sample',
+    );
+    const scrape = (await t.api.get('/actuator/prometheus')).text;
+    const labelsOf = (metric: string) =>
+      scrape
+        .split('\n')
+        .filter((line) => new RegExp(`^${metric}(_bucket|_count|_sum)?[{ ]`).test(line))
+        .flatMap((line) => [...line.matchAll(/([a-zA-Z_]+)="([^"]*)"/g)].flatMap(([, name, value]) => [name, value]));
+
+    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+    const table = readme.slice(readme.indexOf('| Metric '), readme.indexOf('\n\n', readme.indexOf('| Metric ')));
+    const rows = table.split('\n').slice(2);
+    expect(rows.length).toBeGreaterThan(8);
+    const problems: string[] = [];
+    for (const row of rows) {
+      const [, metricsCell, labelsCell] = row.split('|');
+      const metrics = [...metricsCell.matchAll(/`([a-z_]+)(\{[a-z_,]+\})?`/g)];
+      for (const [, metric, inline] of metrics) {
+        const seen = labelsOf(metric);
+        if (!scrape.includes(`# TYPE ${metric} `)) problems.push(`${metric} is not exported`);
+        const listed = [...labelsCell.matchAll(/`([A-Za-z_]+)`/g)].map(([, label]) => label);
+        for (const label of [...listed, ...(inline?.slice(1, -1).split(',') ?? [])])
+          if (!seen.includes(label)) problems.push(`${metric} has no label (or value) ${label}`);
+      }
+    }
+    expect(problems).toEqual([]);
   });
 });
