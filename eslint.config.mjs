@@ -11,6 +11,8 @@ export default tseslint.config(
       'coverage/**',
       'jest.config.js',
       'jest.browser.config.js',
+      'jest.quick.config.js',
+      'clients/typescript/dist/**',
     ],
   },
   js.configs.recommended,

@@ -5,7 +5,7 @@ import { Logger as PinoLogger } from 'nestjs-pino';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
-import { applyLogLevel } from './common/logging';
+import { applyLogLevel, withFrameworkLinesAtDebug } from './common/logging';
 import type { AppConfig } from './config/app-config';
 import { BODY_LIMIT_BYTES, configureFastify, requestIdFor } from './common/http/fastify-setup';
 import { addSecurityHeaders } from './common/http/security-headers';
@@ -48,7 +48,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     await closeDatabase(database);
     throw error;
   }
-  app.useLogger(app.get(PinoLogger));
+  app.useLogger(withFrameworkLinesAtDebug(app.get(PinoLogger)));
   addSecurityHeaders(adapter.getInstance());
   setUpApiDocs(app, readPackageVersion());
   app.useGlobalPipes(createValidationPipe());

@@ -5,6 +5,7 @@ import { type INestApplication, Logger } from '@nestjs/common';
 import { createApp } from './app';
 import { type BootContext, dataDirFailure, describeBootFailure } from './boot/boot-failure';
 import { loadConfig } from './config/app-config';
+import { notePlannedShutdown } from './common/logging';
 
 /** What a failure during boot is about: from the raw environment first, then from the loaded configuration. */
 const contextFromEnv = (): BootContext => ({
@@ -36,7 +37,7 @@ async function main(): Promise<void> {
   }
 }
 
-/** Kubernetes waits terminationGracePeriodSeconds (30 s by default); we finish well inside 10 s. */
+/** Kubernetes waits terminationGracePeriodSeconds (30 s by default); we finish within 9 s. */
 const SHUTDOWN_DEADLINE_MS = 9_000;
 
 /**
@@ -46,6 +47,7 @@ const SHUTDOWN_DEADLINE_MS = 9_000;
  */
 async function shutDown(app: INestApplication, signal: string): Promise<void> {
   const logger = new Logger('Shutdown');
+  notePlannedShutdown();
   logger.log(`${signal} received: finishing in-flight requests, then stopping`);
   setTimeout(() => {
     logger.error(`Shutdown did not finish within ${SHUTDOWN_DEADLINE_MS} ms; exiting anyway`);

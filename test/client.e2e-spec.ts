@@ -46,7 +46,7 @@ describe('the generated TypeScript client against the running service', () => {
 
   it('registers, logs in and reads the own account, with Location and X-Request-Id as documented', async () => {
     const { user, token, location } = await registerAndLogIn(250.25);
-    expect(user).toEqual(expect.objectContaining({ upiId: expect.stringMatching(/^client\./), balance: 250.25 }));
+    expect(user).toEqual(expect.objectContaining({ upiId: expect.stringMatching(/^client\./), balance: '250.2500' }));
     expect(location).toBe(`/api/v1/users/${user.referenceId}`);
 
     const account = await typedClient(t.api.baseUrl, token).GET('/api/v1/users/upi/{upiId}', {
@@ -54,7 +54,7 @@ describe('the generated TypeScript client against the running service', () => {
     });
     expect(account.response.status).toBe(200);
     expect(account.data).toEqual(
-      expect.objectContaining({ upiId: user.upiId, balance: 250.25, version: expect.any(Number) }),
+      expect.objectContaining({ upiId: user.upiId, balance: '250.2500', version: expect.any(Number) }),
     );
     expect(account.response.headers.get('x-request-id')).toMatch(UUID);
     expectDocumentedHeaders('get', '/api/v1/users/upi/{upiId}', account.response);
@@ -73,7 +73,7 @@ describe('the generated TypeScript client against the running service', () => {
     const first = await send();
     expect(first.response.status).toBe(201);
     expect(first.data).toEqual(
-      expect.objectContaining({ amount: 40.5, note: 'books', status: 'COMPLETED', type: 'TRANSFER' }),
+      expect.objectContaining({ amount: '40.5000', note: 'books', status: 'COMPLETED', type: 'TRANSFER' }),
     );
     expect(first.response.headers.get('location')).toBe(`/api/v1/transactions/${first.data!.referenceId}`);
     expect(first.response.headers.get('idempotent-replayed')).toBeNull();
@@ -88,7 +88,7 @@ describe('the generated TypeScript client against the running service', () => {
     const account = await typedClient(t.api.baseUrl, alice.token).GET('/api/v1/users/upi/{upiId}', {
       params: { path: { upiId: alice.user.upiId } },
     });
-    expect(account.data!.balance).toBe(59.5);
+    expect(account.data!.balance).toBe('59.5000');
   });
 
   it('answers documented problems: 422 insufficient balance, 404 unknown transaction, 429 with Retry-After', async () => {

@@ -24,9 +24,24 @@ describe('GET /api/v1/users/{id}/ledger', () => {
     expect(ledger.response.status).toBe(200);
     expect(ledger.data).toEqual({
       content: [
-        expect.objectContaining({ entryType: 'CREDIT', amount: 20, balanceBefore: 379.5, balanceAfter: 399.5 }),
-        expect.objectContaining({ entryType: 'DEBIT', amount: 120.5, balanceBefore: 500, balanceAfter: 379.5 }),
-        expect.objectContaining({ entryType: 'CREDIT', amount: 500, balanceBefore: 0, balanceAfter: 500 }),
+        expect.objectContaining({
+          entryType: 'CREDIT',
+          amount: '20.0000',
+          balanceBefore: '379.5000',
+          balanceAfter: '399.5000',
+        }),
+        expect.objectContaining({
+          entryType: 'DEBIT',
+          amount: '120.5000',
+          balanceBefore: '500.0000',
+          balanceAfter: '379.5000',
+        }),
+        expect.objectContaining({
+          entryType: 'CREDIT',
+          amount: '500.0000',
+          balanceBefore: '0.0000',
+          balanceAfter: '500.0000',
+        }),
       ],
       page: 0,
       size: 10,
@@ -42,9 +57,9 @@ describe('GET /api/v1/users/{id}/ledger', () => {
       userReferenceId: alice.referenceId,
       transactionReferenceId: second.body.referenceId,
       entryType: 'CREDIT',
-      amount: 20,
-      balanceBefore: 379.5,
-      balanceAfter: 399.5,
+      amount: '20.0000',
+      balanceBefore: '379.5000',
+      balanceAfter: '399.5000',
       createdAt: expect.stringMatching(/Z$/),
     });
     expect(debit.transactionReferenceId).toBe(first.body.referenceId);
@@ -56,14 +71,16 @@ describe('GET /api/v1/users/{id}/ledger', () => {
     for (const amount of ['10.1', '0.01', '99.99'])
       expect((await t.api.transfer(alice, bob.upiId, amount)).status).toBe(201);
     const ledger = await ledgerOf(alice.referenceId, alice.token, { size: 100 });
-    const cents = ledger.data!.content.reduce(
-      (sum, e) => sum + (e.entryType === 'CREDIT' ? 1 : -1) * Math.round(e.amount * 10000),
-      0,
+    // The client reads money as the service's decimal text: sum it in ten-thousandths, exactly.
+    const units = (amount: string) => BigInt(amount.replace('.', ''));
+    const total = ledger.data!.content.reduce(
+      (sum, e) => sum + (e.entryType === 'CREDIT' ? 1n : -1n) * units(e.amount),
+      0n,
     );
     const profile = await typedClient(t.api.baseUrl, alice.token).GET('/api/v1/users/{id}', {
       params: { path: { id: alice.referenceId } },
     });
-    expect(cents).toBe(Math.round(profile.data!.balance * 10000));
+    expect(total).toBe(units(profile.data!.balance));
     expect(rawText(profile.response)).toContain('"balance":189.9000');
   });
 
@@ -74,7 +91,7 @@ describe('GET /api/v1/users/{id}/ledger', () => {
     expect(page.data).toEqual(
       expect.objectContaining({ page: 1, size: 2, totalElements: 5, totalPages: 3, first: false, last: false }),
     );
-    expect(page.data!.content.map((e) => e.balanceAfter)).toEqual([98, 99]);
+    expect(page.data!.content.map((e) => e.balanceAfter)).toEqual(['98.0000', '99.0000']);
     const beyond = await ledgerOf(alice.referenceId, alice.token, { page: 9, size: 2 });
     expect(beyond.data).toEqual(expect.objectContaining({ content: [], page: 9, last: true }));
   });

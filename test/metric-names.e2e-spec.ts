@@ -130,16 +130,32 @@ describe('dashboards and alert rules name only what the service exports', () => 
     }
   });
 
-  it('the rules alert on 5xx ratio, p99, open circuits, outbox age, pool waiting and readiness', () => {
-    expect(ruleQueries().map((q) => q.source)).toEqual([
-      'rule PaymentsHigh5xxRatio',
-      'rule PaymentsTransferP99AboveTarget',
-      'rule PaymentsCircuitOpen',
-      'rule PaymentsOutboxStale',
-      'rule PaymentsDbPoolWaiting',
-      'rule PaymentsNotReady',
-      'rule PaymentsWebhookDeliveryStale',
-    ]);
+  it('the rules alert on 5xx ratio, p99, circuits, outbox age, pool waiting, readiness, the target, runtime, integrity and logins', () => {
+    expect(
+      ruleQueries()
+        .map((q) => q.source)
+        .sort(),
+    ).toEqual(
+      [
+        'rule PaymentsHigh5xxRatio',
+        'rule PaymentsTransferP99AboveTarget',
+        'rule PaymentsCircuitOpen',
+        'rule PaymentsOutboxStale',
+        'rule PaymentsDbPoolWaiting',
+        'rule PaymentsNotReady',
+        'rule PaymentsTargetMissing',
+        'rule PaymentsMemoryNearLimit',
+        'rule PaymentsHeapNearLimit',
+        'rule PaymentsEventLoopLag',
+        'rule PaymentsGcPressure',
+        'rule PaymentsRestarting',
+        'rule PaymentsLedgerIntegrityBroken',
+        'rule PaymentsLedgerAuditStale',
+        'rule PaymentsLoginFailuresHigh',
+        'rule PaymentsLoginLockouts',
+        'rule PaymentsWebhookDeliveryStale',
+      ].sort(),
+    );
   });
 
   it('every series a dashboard panel queries is exported, with the labels it filters and groups by', () => {

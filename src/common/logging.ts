@@ -44,6 +44,45 @@ function pinoOptions(level: string): LoggerOptions {
   };
 }
 
+// Nest's own start-up lines (one per module and per route, 60 and more): debug, not info.
+const FRAMEWORK_CONTEXTS = new Set([
+  'NestFactory',
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestApplication',
+]);
+
+function isFrameworkLine(rest: unknown[]): boolean {
+  const context = rest.at(-1);
+  return typeof context === 'string' && FRAMEWORK_CONTEXTS.has(context);
+}
+
+/** `logger` with Nest's start-up listing moved from info to debug; everything else unchanged. */
+export function withFrameworkLinesAtDebug(logger: LoggerService): LoggerService {
+  return {
+    log: (message: unknown, ...rest: unknown[]) =>
+      isFrameworkLine(rest) ? logger.debug?.(message, ...rest) : logger.log(message, ...rest),
+    error: (message: unknown, ...rest: unknown[]) => logger.error(message, ...rest),
+    warn: (message: unknown, ...rest: unknown[]) => logger.warn(message, ...rest),
+    debug: (message: unknown, ...rest: unknown[]) => logger.debug?.(message, ...rest),
+    verbose: (message: unknown, ...rest: unknown[]) => logger.verbose?.(message, ...rest),
+    fatal: (message: unknown, ...rest: unknown[]) => logger.fatal?.(message, ...rest),
+  };
+}
+
+let plannedShutdown = false;
+
+/** From a stop signal on, failures the stop itself causes (the database closing connections) are expected. */
+export function notePlannedShutdown(): void {
+  plannedShutdown = true;
+}
+
+/** Whether the process is stopping on purpose: expected losses are then logged at debug, not as warnings. */
+export function isPlannedShutdown(): boolean {
+  return plannedShutdown;
+}
+
 /**
  * Nest's logger before nestjs-pino takes over (configuration, the embedded database, migrations),
  * so that even the first line of a boot is JSON in the same shape as the request lines.
@@ -88,7 +127,9 @@ class BootLogger implements LoggerService {
 /** Maps LOG_LEVEL onto Nest's logger, for the app and for stand-alone scripts alike. */
 export function applyLogLevel(logLevel: string): LogLevel[] {
   const levels = NEST_LOG_LEVELS[logLevel] ?? NEST_LOG_LEVELS.info;
-  Logger.overrideLogger(new BootLogger(pino(pinoOptions(logLevel in NEST_LOG_LEVELS ? logLevel : 'info'))));
+  Logger.overrideLogger(
+    withFrameworkLinesAtDebug(new BootLogger(pino(pinoOptions(logLevel in NEST_LOG_LEVELS ? logLevel : 'info')))),
+  );
   Logger.overrideLogger(levels);
   return levels;
 }

@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import { Global, Logger, Module, type DynamicModule, type OnApplicationShutdown, Inject } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
@@ -5,6 +6,7 @@ import { BootError, databaseUrlFailure, dataDirFailure } from '../boot/boot-fail
 import { pgErrorCode } from '../common/errors/postgres-errors';
 import { AppConfig } from '../config/app-config';
 import { checkServicePrivileges } from './database-privileges';
+import { isPlannedShutdown } from '../common/logging';
 import { createDataSource, migrateExclusively } from './data-source';
 import { DiskFullWindow } from './disk-full-window';
 import { EmbeddedDatabase } from './embedded-postgres';
@@ -90,10 +92,21 @@ async function migrateAsOwner(serving: DataSource, url: string, ownerUrl: string
  * A server that dies or shuts down sends an error to every connection. pg reports it as an
  * 'error' event: on the pool for idle connections, on the client for checked-out ones that are
  * between queries. Either one without a listener would crash the process; the request that
- * owns the connection still gets its own error (and a 503).
+ * owns the connection still gets its own error (and a 503). The listener is bound to the boot's
+ * context: a connection opened during a request would otherwise log under that request's id.
  */
 function survivesConnectionLoss(pool: Pool, logger: Logger): void {
-  const report = (error: Error) => logger.warn(`Database connection lost: ${error.message}`);
+  // Ctrl-C signals the embedded PostgreSQL too, and our signal may be read one event-loop turn
+  // after its dropped connections: decide after the next turn's I/O, once the signal has been seen.
+  const report = AsyncResource.bind((error: Error) =>
+    setImmediate(() =>
+      setImmediate(() => {
+        const message = `Database connection lost: ${error.message}`;
+        if (isPlannedShutdown()) logger.debug(message);
+        else logger.warn(message);
+      }),
+    ),
+  );
   pool.on('error', report);
   pool.on('connect', (client) => client.on('error', report));
 }

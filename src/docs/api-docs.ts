@@ -11,6 +11,7 @@ import {
 } from '@nestjs/swagger';
 import { AppConfig } from '../config/app-config';
 import { completeDocument } from './document-completion';
+import { addOperationExamples } from './operation-examples';
 import { DEFAULT_PROBLEMS, problemExample } from './problem-examples';
 import { freshIdempotencyKeys } from './swagger-ui-interceptor';
 
@@ -113,6 +114,7 @@ export function setUpApiDocs(app: NestFastifyApplication, version: string): void
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
     .build();
   const document = completeDocument(SwaggerModule.createDocument(app, config), app.get(AppConfig).errorsBaseUrl);
+  addOperationExamples(document);
   SwaggerModule.setup('swagger-ui', app, document, {
     jsonDocumentUrl: 'v3/api-docs',
     yamlDocumentUrl: 'v3/api-docs.yaml',

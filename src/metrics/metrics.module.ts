@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { PrometheusModule } from '@willsoto/nestjs-prometheus';
 import { HttpMetrics, httpMetricProviders } from './http-metrics';
+import { memoryLimitProviders } from './memory-limit';
 import { PublicPrometheusController } from './prometheus.controller';
 
 /**
@@ -17,6 +18,6 @@ import { PublicPrometheusController } from './prometheus.controller';
       defaultMetrics: { enabled: true },
     }),
   ],
-  providers: [HttpMetrics, ...httpMetricProviders],
+  providers: [HttpMetrics, ...httpMetricProviders, ...memoryLimitProviders],
 })
 export class MetricsModule {}

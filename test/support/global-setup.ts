@@ -12,8 +12,13 @@ import { makeTempDir, removeTempDir } from './temp-dir';
  * run once, here, as the owner role.
  */
 export default async function globalSetup(): Promise<void> {
-  Logger.overrideLogger(['error']);
   buildService();
+  await startTestDatabase();
+}
+
+/** The database half of the setup, alone for `npm run test:quick` (which runs no built service). */
+export async function startTestDatabase(): Promise<void> {
+  Logger.overrideLogger(['error']);
   let url = process.env.TEST_DATABASE_URL;
   let ownerUrl = url;
   if (!url) {

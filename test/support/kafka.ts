@@ -48,10 +48,18 @@ export class TestBroker {
 
   private run(command: 'start' | 'stop'): void {
     if (!this.owned) throw new Error('the broker from KAFKA_TEST_BROKERS is not ours to start or stop');
-    execFileSync(BROKER_SCRIPT, [command, String(this.owned.port), this.owned.dataDir], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-      timeout: 180_000,
-    });
+    // The script's progress (Maven's, on the first run) is shown only when it fails: green runs stay quiet.
+    try {
+      execFileSync(BROKER_SCRIPT, [command, String(this.owned.port), this.owned.dataDir], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        timeout: 180_000,
+      });
+    } catch (error) {
+      const stderr = String((error as { stderr?: Buffer }).stderr ?? '');
+      throw new Error(`scripts/kafka/broker ${command} failed: ${(error as Error).message}\n${stderr}`, {
+        cause: error,
+      });
+    }
   }
 }
 

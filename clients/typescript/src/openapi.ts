@@ -1081,6 +1081,14 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Alice Sharma",
+         *       "upiId": "alice@okbank",
+         *       "phoneNumber": "9876543210",
+         *       "balance": 1500.5
+         *     }
+         */
         'application/json': components['schemas']['RegisterUserRequest'];
       };
     };
@@ -1721,6 +1729,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "transactionId": 42,
+           *       "referenceId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+           *       "senderUpiId": "alice@okbank",
+           *       "receiverUpiId": "bob@okbank",
+           *       "amount": 100.5,
+           *       "status": "COMPLETED",
+           *       "type": "TRANSFER",
+           *       "note": "dinner",
+           *       "createdAt": "2026-11-22T10:15:30.123Z"
+           *     }
+           */
           'application/json': components['schemas']['TransactionResponse'];
         };
       };
