@@ -8,6 +8,7 @@ import { KeysetPagingIndexes1764000600000 } from './1764000600000-keyset-paging-
 import { TreasuryReversalsHashChain1764000700000 } from './1764000700000-treasury-reversals-hash-chain';
 import { TransferRateLimits1764001000000 } from './1764001000000-transfer-rate-limits';
 import { LeanMoneyMovements1764001100000 } from './1764001100000-lean-money-movements';
+import { TamperEvidentTransactions1764003500000 } from './1764003500000-tamper-evident-transactions';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   TreasuryReversalsHashChain1764000700000,
   TransferRateLimits1764001000000,
   LeanMoneyMovements1764001100000,
+  TamperEvidentTransactions1764003500000,
 ];
