@@ -31,7 +31,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     trustProxy: true,
     ...httpLayerErrorOptions(config.errorsBaseUrl),
   });
-  configureFastify(adapter.getInstance());
+  configureFastify(adapter.getInstance(), config.errorsBaseUrl);
   let app: NestFastifyApplication;
   try {
     app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, database), adapter, {

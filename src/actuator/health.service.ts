@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { EMBEDDED_DATABASE } from '../database/database.module';
 import type { EmbeddedDatabase } from '../database/embedded-postgres';
+import { OutboxRelay } from '../outbox/outbox-relay.service';
 import { CircuitBreakers, UPI_CIRCUIT } from '../resilience/circuit-breakers';
 import { TransferRateLimiter } from '../transactions/transfer-rate-limiter';
 
@@ -30,6 +31,7 @@ export class HealthService {
     private readonly circuits: CircuitBreakers,
     private readonly rateLimiter: TransferRateLimiter,
     private readonly config: AppConfig,
+    private readonly relay: OutboxRelay,
     @Inject(EMBEDDED_DATABASE) private readonly embedded: EmbeddedDatabase | null,
   ) {}
 
@@ -59,6 +61,9 @@ export class HealthService {
       components[name] = { status: status === 'up' ? 'UP' : 'DOWN', details };
     }
     const status = Object.values(components).every((c) => c.status === 'UP') ? 'UP' : 'DOWN';
+    // Added after the status: a broker outage is shown to admins but never takes readiness down,
+    // because the outbox keeps every event until the broker is back.
+    components.kafka = this.relay.state.health(this.config.kafkaBrokers);
     return { status, components };
   }
 
