@@ -27,13 +27,14 @@ def main(report_dir: str) -> int:
     by_operation = collections.defaultdict(collections.Counter)
     failed_checks = collections.Counter()
     links = set()
-    for line in reports[-1].open():
+    lines = (line for report in reports for line in report.open())
+    for line in lines:
         event = json.loads(line)
         finished = event.get("ScenarioFinished")
         if finished is None:
             continue
         recorder = finished["recorder"]
-        for case_id, interaction in recorder["interactions"].items():
+        for case_id, interaction in recorder.get("interactions", {}).items():
             response = interaction.get("response")
             if response is None:
                 continue
@@ -44,7 +45,7 @@ def main(report_dir: str) -> int:
             by_operation[(case.get("method"), recorder_label_path(recorder["label"], case))][status] += 1
             if recorder["cases"].get(case_id, {}).get("is_transition_applied"):
                 links.add(recorder["label"])
-        for checks in recorder["checks"].values():
+        for checks in recorder.get("checks", {}).values():
             for check in checks:
                 if check["status"] == "failure":
                     failed_checks[check["name"]] += 1

@@ -220,7 +220,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Verify the whole ledger (admin): hash chains, balances, zero-sum transactions, no orphan rows, global sum 0
+     * Verify the whole ledger (admin): hash chains, balances, zero-sum transactions, no orphan rows, transactions against their hash, entries and reversals, global sum 0
      * @description The same check as `npm run audit`. Always 200: `ok` says whether everything holds, and each broken entry, account or transaction is named. Reads one consistent snapshot; writers are not blocked.
      */
     get: operations['AuditController_report'];
@@ -835,6 +835,19 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDetail'];
         };
       };
+      /** @description The database or a dependency is unavailable */
+      503: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying, when known */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
     };
   };
   UsersController_register: {
@@ -876,6 +889,17 @@ export interface operations {
       };
       /** @description UPI ID Already Registered */
       409: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description The request body is larger than 64 KiB */
+      413: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
           'X-Request-Id': string;
@@ -980,6 +1004,41 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDetail'];
         };
       };
+      /** @description A path parameter is too long */
+      414: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description A parameter or field is invalid */
+      422: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description The database or a dependency is unavailable */
+      503: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying, when known */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
     };
   };
   UsersController_byUpiId: {
@@ -1002,6 +1061,17 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['UserAccountResponse'];
+        };
+      };
+      /** @description The URL is not validly percent-encoded, or a parameter or body is malformed */
+      400: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
         };
       };
       /** @description Unauthorized. Missing, expired, revoked or invalid bearer token */
@@ -1037,11 +1107,35 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDetail'];
         };
       };
+      /** @description A path parameter is too long */
+      414: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
       /** @description Validation Failed */
       422: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
           'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description The database or a dependency is unavailable */
+      503: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying, when known */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1110,6 +1204,41 @@ export interface operations {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
           'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description A path parameter is too long */
+      414: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description A parameter or field is invalid */
+      422: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description The database or a dependency is unavailable */
+      503: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying, when known */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1220,11 +1349,35 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDetail'];
         };
       };
+      /** @description A path parameter is too long */
+      414: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
       /** @description Validation Failed */
       422: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
           'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description The database or a dependency is unavailable */
+      503: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying, when known */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1278,6 +1431,28 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDetail'];
         };
       };
+      /** @description The request body is larger than 64 KiB */
+      413: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description The request body is not application/json */
+      415: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
       /** @description Validation Failed */
       422: {
         headers: {
@@ -1296,6 +1471,19 @@ export interface operations {
           'X-Request-Id': string;
           /** @description Seconds to wait before retrying */
           'Retry-After': number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description The database or a dependency is unavailable */
+      503: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying, when known */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1324,6 +1512,17 @@ export interface operations {
         };
         content?: never;
       };
+      /** @description The URL is not validly percent-encoded, or a parameter or body is malformed */
+      400: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
       /** @description Unauthorized. Missing, expired, revoked or invalid bearer token */
       401: {
         headers: {
@@ -1340,6 +1539,19 @@ export interface operations {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
           'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description The database or a dependency is unavailable */
+      503: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying, when known */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1434,6 +1646,17 @@ export interface operations {
       };
       /** @description Idempotency Key In Flight */
       409: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description The request body is larger than 64 KiB */
+      413: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
           'X-Request-Id': string;
@@ -1587,11 +1810,35 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDetail'];
         };
       };
+      /** @description A path parameter is too long */
+      414: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
       /** @description Validation Failed */
       422: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
           'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description The database or a dependency is unavailable */
+      503: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying, when known */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1660,6 +1907,41 @@ export interface operations {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
           'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description A path parameter is too long */
+      414: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description A parameter or field is invalid */
+      422: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description The database or a dependency is unavailable */
+      503: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying, when known */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1760,6 +2042,28 @@ export interface operations {
       };
       /** @description Idempotency Key In Flight */
       409: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description The request body is larger than 64 KiB */
+      413: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description A path parameter is too long */
+      414: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
           'X-Request-Id': string;
@@ -1903,6 +2207,17 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDetail'];
         };
       };
+      /** @description The request body is larger than 64 KiB */
+      413: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
       /** @description Unsupported Media Type */
       415: {
         headers: {
@@ -1997,13 +2312,34 @@ export interface operations {
               missing?: 'account' | 'transaction' | 'sender' | 'receiver';
               missingId?: number;
             }[];
+            /** @description Transactions whose row disagrees with its hash, its ledger entries or its reversals, named by reference */
+            brokenTransactions?: {
+              /** Format: uuid */
+              transactionReferenceId?: string;
+              transactionId?: number;
+              /** @enum {string} */
+              type?: 'TRANSFER' | 'DEPOSIT' | 'REVERSAL';
+              reasons?: string[];
+            }[];
             counts?: {
               brokenEntries?: number;
               brokenAccounts?: number;
               unbalancedTransactions?: number;
               orphans?: number;
+              brokenTransactions?: number;
             };
           };
+        };
+      };
+      /** @description The URL is not validly percent-encoded, or a parameter or body is malformed */
+      400: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
         };
       };
       /** @description Unauthorized. Missing, expired, revoked or invalid bearer token */
@@ -2109,6 +2445,28 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDetail'];
         };
       };
+      /** @description A path parameter is too long */
+      414: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description A parameter or field is invalid */
+      422: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
       /** @description Feature Disabled; Service Unavailable. Retry later; Retry-After says when, if known */
       503: {
         headers: {
@@ -2192,6 +2550,17 @@ export interface operations {
       };
       /** @description User Not Found */
       404: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description A path parameter is too long */
+      414: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
           'X-Request-Id': string;
@@ -2299,6 +2668,17 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDetail'];
         };
       };
+      /** @description A path parameter is too long */
+      414: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
       /** @description Validation Failed */
       422: {
         headers: {
@@ -2342,6 +2722,17 @@ export interface operations {
         };
         content?: never;
       };
+      /** @description The URL is not validly percent-encoded, or a parameter or body is malformed */
+      400: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
     };
   };
   HealthController_overall: {
@@ -2360,6 +2751,34 @@ export interface operations {
           [name: string]: unknown;
         };
         content?: never;
+      };
+      /** @description The URL is not validly percent-encoded, or a parameter or body is malformed */
+      400: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description DOWN: out of rotation until it recovers */
+      503: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying, when known */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'DOWN';
+            components?: Record<string, never>;
+          };
+        };
       };
     };
   };
@@ -2380,6 +2799,34 @@ export interface operations {
         };
         content?: never;
       };
+      /** @description The URL is not validly percent-encoded, or a parameter or body is malformed */
+      400: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description DOWN: out of rotation until it recovers */
+      503: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying, when known */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'DOWN';
+            components?: Record<string, never>;
+          };
+        };
+      };
     };
   };
   HealthController_readiness: {
@@ -2398,6 +2845,34 @@ export interface operations {
           [name: string]: unknown;
         };
         content?: never;
+      };
+      /** @description The URL is not validly percent-encoded, or a parameter or body is malformed */
+      400: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description DOWN: out of rotation until it recovers */
+      503: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying, when known */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'DOWN';
+            components?: Record<string, never>;
+          };
+        };
       };
     };
   };
@@ -2418,6 +2893,17 @@ export interface operations {
         };
         content?: never;
       };
+      /** @description The URL is not validly percent-encoded, or a parameter or body is malformed */
+      400: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
     };
   };
   MetricsController_names: {
@@ -2437,6 +2923,17 @@ export interface operations {
         };
         content?: never;
       };
+      /** @description The URL is not validly percent-encoded, or a parameter or body is malformed */
+      400: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
     };
   };
   MetricsController_metric: {
@@ -2454,6 +2951,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
+      /** @description The metric, summed over the matching series */
       200: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
@@ -2461,6 +2959,50 @@ export interface operations {
           [name: string]: unknown;
         };
         content?: never;
+      };
+      /** @description Invalid Request Content */
+      400: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description A path parameter is too long */
+      414: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description A parameter or field is invalid */
+      422: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
       };
     };
   };
