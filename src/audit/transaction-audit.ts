@@ -9,7 +9,9 @@ export interface BrokenTransaction {
 // Each transaction against what it cannot change without leaving a trace:
 // - its content_hash (written on insert by a trigger over the immutable fields);
 // - its ledger entries, which are hash-chained per account: the receiver's CREDITs and the
-//   sender's DEBITs (the treasury's rows, for a deposit) each add up to the amount, at its time;
+//   sender's DEBITs (the treasury's rows, for a deposit) each add up to the amount, under its
+//   reference. Not their time: rows written by the first-round transfer function stamped the
+//   transaction and its entries separately, so only the hash covers a transaction's time;
 // - for a TRANSFER, the REVERSALs that name it: reversed_amount is their sum and status the one
 //   that sum implies; a REVERSAL mirrors the parties of the TRANSFER it names.
 // Not-null guards on every comparison: a missing side is a finding, never a silent NULL.
@@ -19,7 +21,6 @@ export const BROKEN_TRANSACTIONS = `
       coalesce(sum(l.amount) FILTER (WHERE l.entry_type = 'CREDIT' AND l.user_id = t.receiver_id), 0) AS credited,
       coalesce(sum(l.amount) FILTER (WHERE l.entry_type = 'DEBIT' AND (l.user_id = t.sender_id
         OR (t.type = 'DEPOSIT' AND l.user_id <= 0))), 0) AS debited,
-      count(*) FILTER (WHERE l.id IS NOT NULL AND l.created_at <> t.created_at) AS mistimed,
       count(*) FILTER (WHERE l.id IS NOT NULL AND l.transaction_reference_id <> t.reference_id) AS misnamed
     FROM transactions t LEFT JOIN ledger_entries l ON l.transaction_id = t.id
     GROUP BY t.id),
@@ -37,7 +38,6 @@ export const BROKEN_TRANSACTIONS = `
              THEN 'the receiver''s CREDIT entries do not add up to the amount' END,
         CASE WHEN s.debited <> t.amount
              THEN 'the sender''s DEBIT entries do not add up to the amount' END,
-        CASE WHEN s.mistimed > 0 THEN 'its ledger entries carry another time' END,
         CASE WHEN s.misnamed > 0 THEN 'its ledger entries carry another reference' END,
         CASE WHEN t.reversed_amount <> coalesce(v.reversed, 0)
              THEN 'reversedAmount is not the sum of its reversals' END,
