@@ -13,6 +13,7 @@ const FIRST_BACKOFF_MS = 250;
 // every second, and the cap bounds how long publishing lags behind a broker that has come back
 // (issue 21: 24 s with the old 30 s cap).
 const MAX_BACKOFF_MS = 1000;
+const FAILURES_PER_LOG_LINE = 60;
 /** pg_try_advisory_xact_lock key: one relay at a time across all instances, so per-sender order holds. */
 const RELAY_LOCK_KEY = 7_240_001;
 
@@ -70,13 +71,20 @@ export class OutboxRelay implements OnApplicationShutdown {
       while (!this.stopped && (await this.relayBatch()) === BATCH_SIZE);
       this.backoffMs = 0;
       this.retryAt = 0;
+      const failures = this.state.consecutiveFailures;
+      if (failures > 0) this.logger.log(`Outbox relay publishing again after ${failures} failed attempts`);
       this.state.succeeded();
     } catch (error) {
       this.failureCounter.inc();
       this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs === 0 ? FIRST_BACKOFF_MS : this.backoffMs * 2);
       this.retryAt = Date.now() + this.backoffMs;
       this.state.failed(error as Error, this.retryAt);
-      this.logger.warn(`Outbox relay failed, retrying in ${this.backoffMs} ms: ${(error as Error).message}`);
+      // Retries come every second now: the first failure of an outage and then one a minute is enough.
+      if (this.state.consecutiveFailures % FAILURES_PER_LOG_LINE === 1) {
+        this.logger.warn(
+          `Outbox relay failed (${this.state.consecutiveFailures} in a row), retrying every ${MAX_BACKOFF_MS} ms at most: ${(error as Error).message}`,
+        );
+      }
     }
   }
 

@@ -29,6 +29,10 @@ export class RelayState {
   private nextAttemptAt: Date | null = null;
   private lastPublishedAt: Date | null = null;
 
+  get consecutiveFailures(): number {
+    return this.failures;
+  }
+
   published(): void {
     this.lastPublishedAt = new Date();
   }
