@@ -9,6 +9,7 @@ import { waitUntil } from './support/wait';
 
 const OUTAGE_MS = 30_000;
 const WORKERS = 4;
+const PAUSE_MS = 25;
 
 interface KafkaComponent {
   status: 'UP' | 'DOWN';
@@ -69,7 +70,9 @@ describe('a Kafka outage under load', () => {
         await waitUntil(async () => (await pending()) === 0, 'the first event to be published', 60_000);
         expect((await kafka()).status).toBe('UP');
 
-        // Load: each worker pays its partner in a loop, until told to stop.
+        // Load: each worker pays its partner in a loop, until told to stop, at up to about
+        // 150 transfers/s in all (the soak rate): enough to keep the relay busy, not so
+        // much that the test files running beside this one starve.
         const statuses = new Map<number, number>();
         const references: string[] = [];
         loading = true;
@@ -78,6 +81,7 @@ describe('a Kafka outage under load', () => {
             const response = await t.api.transfer(payer, payee.upiId, 1);
             statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
             if (response.status === 201) references.push(response.body.referenceId);
+            await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
           }
         };
         workers = Array.from({ length: WORKERS }, (_, i) => worker(accounts[2 * i], accounts[2 * i + 1]));
