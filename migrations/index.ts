@@ -10,6 +10,7 @@ import { TransferRateLimits1764001000000 } from './1764001000000-transfer-rate-l
 import { LeanMoneyMovements1764001100000 } from './1764001100000-lean-money-movements';
 import { AdminGrantsAndLockouts1764002000000 } from './1764002000000-admin-grants-and-lockouts';
 import { Webhooks1764005000000 } from './1764005000000-webhooks';
+import { TamperEvidentTransactions1764003500000 } from './1764003500000-tamper-evident-transactions';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -24,5 +25,6 @@ export const MIGRATIONS = [
   TransferRateLimits1764001000000,
   LeanMoneyMovements1764001100000,
   AdminGrantsAndLockouts1764002000000,
+  TamperEvidentTransactions1764003500000,
   Webhooks1764005000000,
 ];

@@ -33,7 +33,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     trustProxy: config.trustProxy as boolean | string[],
     ...httpLayerErrorOptions(config.errorsBaseUrl),
   });
-  configureFastify(adapter.getInstance());
+  configureFastify(adapter.getInstance(), config.errorsBaseUrl);
   let app: NestFastifyApplication;
   try {
     app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, database), adapter, {

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
+import { OutboxModule } from '../outbox/outbox.module';
 import { TransactionsModule } from '../transactions/transactions.module';
 import { ActuatorIndexController } from './actuator-index.controller';
 import { HealthController } from './health.controller';
@@ -11,7 +12,7 @@ import { ReadinessMetrics, readinessMetricProviders } from './readiness-metrics'
 
 /** /actuator/*: the index, health and probes, info, metrics (the scrape endpoint lives in MetricsModule). */
 @Module({
-  imports: [TerminusModule.forRoot({ logger: false }), TransactionsModule],
+  imports: [TerminusModule.forRoot({ logger: false }), TransactionsModule, OutboxModule],
   controllers: [ActuatorIndexController, HealthController, InfoController, MetricsController],
   providers: [HealthService, PoolMetrics, ...poolMetricProviders, ReadinessMetrics, ...readinessMetricProviders],
 })

@@ -5,6 +5,7 @@ import { AppConfig } from '../config/app-config';
 import { DISK_FULL_WINDOW, EMBEDDED_DATABASE } from '../database/database.module';
 import type { DiskFullWindow } from '../database/disk-full-window';
 import type { EmbeddedDatabase } from '../database/embedded-postgres';
+import { OutboxRelay } from '../outbox/outbox-relay.service';
 import { CircuitBreakers, UPI_CIRCUIT } from '../resilience/circuit-breakers';
 import { TransferRateLimiter } from '../transactions/transfer-rate-limiter';
 
@@ -31,6 +32,7 @@ export class HealthService {
     private readonly circuits: CircuitBreakers,
     private readonly rateLimiter: TransferRateLimiter,
     private readonly config: AppConfig,
+    private readonly relay: OutboxRelay,
     @Inject(EMBEDDED_DATABASE) private readonly embedded: EmbeddedDatabase | null,
     @Inject(DISK_FULL_WINDOW) private readonly diskFull: DiskFullWindow,
   ) {}
@@ -61,6 +63,9 @@ export class HealthService {
       components[name] = { status: status === 'up' ? 'UP' : 'DOWN', details };
     }
     const status = Object.values(components).every((c) => c.status === 'UP') ? 'UP' : 'DOWN';
+    // Added after the status: a broker outage is shown to admins but never takes readiness down,
+    // because the outbox keeps every event until the broker is back.
+    components.kafka = this.relay.state.health(this.config.kafkaBrokers);
     return { status, components };
   }
 

@@ -1,9 +1,10 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { register } from 'prom-client';
 import { Public } from '../access/access.decorators';
 import { ApiError, invalidRequest } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-code';
+import { ApiProblems } from '../docs/api-docs';
 import { type MetricView, parseTagFilter, toMetricView } from '../metrics/metric-view';
 
 /** Spring Boot Actuator's metric endpoints, over the same registry /actuator/prometheus scrapes. */
@@ -22,6 +23,8 @@ export class MetricsController {
   @ApiOperation({ summary: 'One metric: its measurements summed over the series matching every ?tag=key:value' })
   @ApiParam({ name: 'name', example: 'http_server_requests_seconds' })
   @ApiQuery({ name: 'tag', required: false, example: 'status:200', description: 'key:value, repeatable' })
+  @ApiOkResponse({ description: 'The metric, summed over the matching series' })
+  @ApiProblems(400, 404)
   async metric(@Param('name') name: string, @Query('tag') tag?: string | string[]): Promise<MetricView> {
     const filter = parseTagFilter(tag);
     if (filter === null) throw invalidRequest('Each tag must be written key:value');

@@ -16,7 +16,8 @@ export class AuditController {
   @Roles(ROLE_ADMIN)
   @ApiOperation({
     summary:
-      'Verify the whole ledger (admin): hash chains, balances, zero-sum transactions, no orphan rows, global sum 0',
+      'Verify the whole ledger (admin): hash chains, balances, zero-sum transactions, no orphan rows, transactions ' +
+      'against their hash, entries and reversals, global sum 0',
     description:
       'The same check as `npm run audit`. Always 200: `ok` says whether everything holds, and each broken ' +
       'entry, account or transaction is named. Reads one consistent snapshot; writers are not blocked.',
@@ -83,6 +84,20 @@ export class AuditController {
             },
           },
         },
+        brokenTransactions: {
+          type: 'array',
+          description:
+            'Transactions whose row disagrees with its hash, its ledger entries or its reversals, named by reference',
+          items: {
+            type: 'object',
+            properties: {
+              transactionReferenceId: { type: 'string', format: 'uuid' },
+              transactionId: { type: 'integer' },
+              type: { type: 'string', enum: ['TRANSFER', 'DEPOSIT', 'REVERSAL'] },
+              reasons: { type: 'array', items: { type: 'string' } },
+            },
+          },
+        },
         counts: {
           type: 'object',
           properties: {
@@ -90,6 +105,7 @@ export class AuditController {
             brokenAccounts: { type: 'integer' },
             unbalancedTransactions: { type: 'integer' },
             orphans: { type: 'integer' },
+            brokenTransactions: { type: 'integer' },
           },
         },
       },
@@ -103,7 +119,8 @@ export class AuditController {
         brokenAccounts: [],
         unbalancedTransactions: [],
         orphans: [],
-        counts: { brokenEntries: 0, brokenAccounts: 0, unbalancedTransactions: 0, orphans: 0 },
+        brokenTransactions: [],
+        counts: { brokenEntries: 0, brokenAccounts: 0, unbalancedTransactions: 0, orphans: 0, brokenTransactions: 0 },
       },
     },
   })

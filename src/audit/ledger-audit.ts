@@ -1,5 +1,6 @@
 import type { ClientBase } from 'pg';
 import { Money, moneyJson } from '../common/money/money';
+import { BROKEN_TRANSACTIONS, type BrokenTransaction } from './transaction-audit';
 
 /** At most this many findings of each kind are listed; the counts are always complete. */
 const LISTED = 1000;
@@ -49,7 +50,14 @@ export interface AuditReport {
   brokenAccounts: BrokenAccount[];
   unbalancedTransactions: UnbalancedTransaction[];
   orphans: Orphan[];
-  counts: { brokenEntries: number; brokenAccounts: number; unbalancedTransactions: number; orphans: number };
+  brokenTransactions: BrokenTransaction[];
+  counts: {
+    brokenEntries: number;
+    brokenAccounts: number;
+    unbalancedTransactions: number;
+    orphans: number;
+    brokenTransactions: number;
+  };
 }
 
 const SIGNED = `CASE l.entry_type WHEN 'CREDIT' THEN l.amount ELSE -l.amount END`;
@@ -125,7 +133,8 @@ const TOTALS = `
 /**
  * Checks the whole ledger in one consistent snapshot: every account's hash chain and running
  * balance, every account's balance against its entries, every transaction's entries summing to
- * zero, every entry's and transaction's accounts (and an entry's transaction) existing, and the sum
+ * zero, every entry's and transaction's accounts (and an entry's transaction) existing, every
+ * transaction against its hash, its entries and its reversals (transaction-audit.ts), and the sum
  * of all balances (treasury included) being zero. Read-only; takes no locks
  * that writers wait for.
  */
@@ -136,10 +145,11 @@ export async function auditLedger(db: ClientBase): Promise<AuditReport> {
     const accounts = await findings<BrokenAccount>(db, BROKEN_ACCOUNTS);
     const transactions = await findings<UnbalancedTransaction>(db, UNBALANCED_TRANSACTIONS);
     const orphans = await findings<Orphan>(db, ORPHANS);
+    const broken = await findings<BrokenTransaction>(db, BROKEN_TRANSACTIONS);
     const totals = (await db.query<{ accounts: number; entries: number; globalSum: string }>(TOTALS)).rows[0];
     const globalZero = new Money(totals.globalSum).eq(0);
     return {
-      ok: globalZero && entries.count + accounts.count + transactions.count + orphans.count === 0,
+      ok: globalZero && entries.count + accounts.count + transactions.count + orphans.count + broken.count === 0,
       checkedAt: new Date().toISOString(),
       accounts: totals.accounts,
       entries: totals.entries,
@@ -148,11 +158,13 @@ export async function auditLedger(db: ClientBase): Promise<AuditReport> {
       brokenAccounts: accounts.rows,
       unbalancedTransactions: transactions.rows,
       orphans: orphans.rows,
+      brokenTransactions: broken.rows,
       counts: {
         brokenEntries: entries.count,
         brokenAccounts: accounts.count,
         unbalancedTransactions: transactions.count,
         orphans: orphans.count,
+        brokenTransactions: broken.count,
       },
     };
   } finally {
@@ -187,5 +199,9 @@ export function auditReportJson(report: AuditReport): string {
       sum: moneyJson(transaction.sum),
     })),
     orphans: report.orphans.map((orphan) => ({ ...orphan, id: id(orphan.id), missingId: id(orphan.missingId) })),
+    brokenTransactions: report.brokenTransactions.map((transaction) => ({
+      ...transaction,
+      transactionId: id(transaction.transactionId),
+    })),
   });
 }

@@ -1,5 +1,6 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from '../idempotency/idempotency-key';
+import { addLinks } from './api-links';
 import { DEFAULT_PROBLEMS, problemExample, problemSlugs } from './problem-examples';
 import { IDEMPOTENCY_KEY_PLACEHOLDER } from './swagger-ui-interceptor';
 
@@ -16,6 +17,9 @@ const PATH_PARAMETER_EXAMPLES: Record<string, string> = {
   amount: '1000.00',
   name: 'http_server_requests_seconds',
 };
+
+/** Path parameters named so are public ids, UUIDs: anything else is 400 before any lookup. */
+const UUID_PATH_PARAMETERS = new Set(['id', 'referenceId']);
 
 /** Statuses a stored idempotent outcome can be replayed with (the other answers are never stored). */
 const REPLAYABLE = (status: number) => status < 300 || [400, 403, 404, 422].includes(status);
@@ -36,6 +40,7 @@ export function completeDocument(document: OpenAPIObject, errorsBaseUrl: string)
       if (operation) completeOperation(path, operation, errorsBaseUrl);
     }
   }
+  addLinks(document);
   return document;
 }
 
@@ -45,6 +50,10 @@ function completeOperation(path: string, operation: Json, errorsBaseUrl: string)
     if (parameter.in === 'path' && parameter.example === undefined && parameter.name in PATH_PARAMETER_EXAMPLES) {
       parameter.example = PATH_PARAMETER_EXAMPLES[parameter.name];
     }
+    if (parameter.in === 'path' && UUID_PATH_PARAMETERS.has(parameter.name)) {
+      parameter.schema = { ...parameter.schema, type: 'string', format: 'uuid' };
+    }
+    if (!parameter.schema && !parameter.content) parameter.schema = { type: 'string' };
   }
   const idempotencyKey = parameters.find(
     (parameter) => parameter.in === 'header' && parameter.name === IDEMPOTENCY_KEY_HEADER,
@@ -57,12 +66,43 @@ function completeOperation(path: string, operation: Json, errorsBaseUrl: string)
   if (operation.security?.length && !operation.responses[401]) {
     operation.responses[401] = problemResponse(401, 'Missing, expired, revoked or invalid bearer token');
   }
+  documentAnswersOfEveryRoute(path, operation, parameters);
   for (const [key, response] of Object.entries(operation.responses as Record<string, Json>)) {
     const status = Number(key);
     response.headers = { ...headersFor(status, path, Boolean(idempotencyKey)), ...response.headers };
     const problems = response.content?.[PROBLEM_JSON];
     if (problems) completeProblems(problems, status, { errorsBaseUrl, instance: concretePath });
   }
+}
+
+/**
+ * What any route of its kind can answer, whatever its controller says: the HTTP layer's refusals
+ * (a URL that does not decode, a path parameter past the router's limit, a body too large or not
+ * JSON), the control-character rule on every parameter, and 503 when the database is gone.
+ */
+function documentAnswersOfEveryRoute(path: string, operation: Json, parameters: Json[]): void {
+  const add = (status: number, description: string) => {
+    operation.responses[status] ??= problemResponse(status, description);
+  };
+  add(400, 'The URL is not validly percent-encoded, or a parameter or body is malformed');
+  if (parameters.some((parameter) => parameter.in === 'path')) add(414, 'A path parameter is too long');
+  if (parameters.length > 0 || operation.requestBody) add(422, 'A parameter or field is invalid');
+  if (operation.requestBody) {
+    add(413, 'The request body is larger than 64 KiB');
+    add(415, 'The request body is not application/json');
+  }
+  if (path.startsWith('/api/')) add(503, 'The database or a dependency is unavailable');
+  if (path.startsWith('/actuator/health')) operation.responses[503] ??= healthDown();
+}
+
+/** A probe's DOWN answer: the same shape as UP, with the 503 a load balancer acts on. */
+function healthDown(): Json {
+  const schema = {
+    type: 'object',
+    required: ['status'],
+    properties: { status: { type: 'string', enum: ['DOWN'] }, components: { type: 'object' } },
+  };
+  return { description: 'DOWN: out of rotation until it recovers', content: { 'application/json': { schema } } };
 }
 
 function describeIdempotencyKey(parameter: Json): void {

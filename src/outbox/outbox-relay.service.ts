@@ -4,11 +4,16 @@ import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import type { Counter, Gauge } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { EventPublisher, type OutboundEvent } from './event-publisher';
+import { RelayState } from './relay-state';
 import { OUTBOX_OLDEST_AGE, OUTBOX_PENDING, OUTBOX_PUBLISH_FAILURES, OUTBOX_PUBLISHED } from './outbox-metrics';
 
 const BATCH_SIZE = 500;
 const FIRST_BACKOFF_MS = 250;
-const MAX_BACKOFF_MS = 30_000;
+// Capped low: a retry against a broker that is down is one refused connection, cheap enough to try
+// every second, and the cap bounds how long publishing lags behind a broker that has come back
+// (issue 21: 24 s with the old 30 s cap).
+const MAX_BACKOFF_MS = 1000;
+const FAILURES_PER_LOG_LINE = 60;
 /** pg_try_advisory_xact_lock key: one relay at a time across all instances, so per-sender order holds. */
 const RELAY_LOCK_KEY = 7_240_001;
 
@@ -26,6 +31,8 @@ export class OutboxRelay implements OnApplicationShutdown {
   private stopped = false;
   private backoffMs = 0;
   private retryAt = 0;
+  /** What the kafka health component shows (relay-state.ts). */
+  readonly state = new RelayState();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -64,11 +71,20 @@ export class OutboxRelay implements OnApplicationShutdown {
       while (!this.stopped && (await this.relayBatch()) === BATCH_SIZE);
       this.backoffMs = 0;
       this.retryAt = 0;
+      const failures = this.state.consecutiveFailures;
+      if (failures > 0) this.logger.log(`Outbox relay publishing again after ${failures} failed attempts`);
+      this.state.succeeded();
     } catch (error) {
       this.failureCounter.inc();
       this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs === 0 ? FIRST_BACKOFF_MS : this.backoffMs * 2);
       this.retryAt = Date.now() + this.backoffMs;
-      this.logger.warn(`Outbox relay failed, retrying in ${this.backoffMs} ms: ${(error as Error).message}`);
+      this.state.failed(error as Error, this.retryAt);
+      // Retries come every second now: the first failure of an outage and then one a minute is enough.
+      if (this.state.consecutiveFailures % FAILURES_PER_LOG_LINE === 1) {
+        this.logger.warn(
+          `Outbox relay failed (${this.state.consecutiveFailures} in a row), retrying every ${MAX_BACKOFF_MS} ms at most: ${(error as Error).message}`,
+        );
+      }
     }
   }
 
@@ -99,6 +115,7 @@ export class OutboxRelay implements OnApplicationShutdown {
       )) as (OutboundEvent & { id: string })[];
       if (rows.length === 0) return 0;
       await this.publisher.publish(rows);
+      this.state.published();
       await manager.query(`UPDATE outbox_events SET published_at = now(), attempts = attempts + 1 WHERE id = ANY($1)`, [
         rows.map((row) => row.id),
       ]);
@@ -115,6 +132,7 @@ export class OutboxRelay implements OnApplicationShutdown {
       )) as { pending: number; age: number }[];
       this.pendingGauge.set(stats.pending);
       this.oldestAgeGauge.set(stats.age);
+      this.state.measured(stats.pending, stats.age);
     } catch {
       // The database is unreachable; readiness reports that. Keep the last values.
     }

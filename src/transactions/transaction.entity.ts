@@ -81,4 +81,8 @@ export class Transaction {
 
   @Column({ name: 'original_reference_id', type: 'uuid', nullable: true })
   originalReferenceId: string | null;
+
+  /** sha256 of the immutable fields, written by a trigger on insert (migrations/1764003500000-tamper-evident-transactions.ts). */
+  @Column({ name: 'content_hash', type: 'char', length: 64, select: false, insert: false, update: false })
+  contentHash?: string;
 }

@@ -1,7 +1,8 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
 import { findFreePort, REPO_ROOT } from '../../scripts/lib/service-process';
 
@@ -44,6 +45,25 @@ export class TestBroker {
     } finally {
       rmSync(this.owned.dataDir, { recursive: true, force: true });
     }
+  }
+
+  /**
+   * stop() and restart() without blocking this process: a service started in this process (a test
+   * app) keeps serving, and its relay keeps trying, while the broker goes and comes back.
+   */
+  async stopInBackground(): Promise<void> {
+    await this.runInBackground('stop');
+  }
+
+  async restartInBackground(): Promise<void> {
+    await this.runInBackground('start');
+  }
+
+  private async runInBackground(command: 'start' | 'stop'): Promise<void> {
+    if (!this.owned) throw new Error('the broker from KAFKA_TEST_BROKERS is not ours to start or stop');
+    await promisify(execFile)(BROKER_SCRIPT, [command, String(this.owned.port), this.owned.dataDir], {
+      timeout: 180_000,
+    });
   }
 
   private run(command: 'start' | 'stop'): void {

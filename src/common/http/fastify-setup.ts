@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import { NotFoundException } from '@nestjs/common';
 import { invalidRequest } from '../errors/api-error';
+import { sendProblem } from '../errors/problem.filter';
 import { parseJsonPreservingNumbers } from '../money/json-body';
 import { isUuid } from './params';
-import { trackRoutes } from './route-table';
+import { allowedMethods, trackRoutes } from './route-table';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
@@ -14,13 +16,22 @@ export function requestIdFor(request: IncomingMessage): string {
   return typeof incoming === 'string' && isUuid(incoming) ? incoming.toLowerCase() : randomUUID();
 }
 
-/** The request id header and a JSON parser that keeps number source text (Nest's filters handle its errors). */
-export function configureFastify(fastify: FastifyInstance): void {
+/**
+ * The request id header, 405 for a method the path does not take (before anything reads a body),
+ * and a JSON parser that keeps number source text (Nest's filters handle its errors).
+ */
+export function configureFastify(fastify: FastifyInstance, errorsBaseUrl: string): void {
   trackRoutes(fastify);
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('X-Request-Id', request.id);
     // The request logger (pino-http, on the raw request) binds this same id to every line.
     (request.raw as IncomingMessage & { id?: string }).id = request.id;
+    // Answered here, not by the not-found route: Fastify would first refuse a body method such as
+    // QUERY without a Content-Type (400) before any route could say the method is not allowed.
+    const allowed = request.is404 ? allowedMethods(request) : [];
+    if (allowed.length > 0 && !allowed.includes(request.method)) {
+      return sendProblem(errorsBaseUrl, new NotFoundException(), request, reply);
+    }
     done();
   });
 

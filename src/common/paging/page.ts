@@ -94,7 +94,9 @@ export function readListRequest<SortKey extends string>(
   sort: { allowed: readonly SortKey[]; fallback: SortKey; fromQuery: boolean },
 ): ListRequest<SortKey> {
   const cursor = single(query, 'cursor');
-  if (cursor === undefined || cursor === '') {
+  // Empty is not absent: `cursor=` once silently answered the first page.
+  if (cursor === '') throw invalidRequest('cursor must not be empty: omit it for the first page');
+  if (cursor === undefined) {
     const request = sort.fromQuery ? readPageRequest(query, sort) : { ...readPageBounds(query), sortBy: sort.fallback };
     return { kind: 'offset', ...request };
   }
@@ -139,9 +141,10 @@ export function single(query: Query, name: string): string | undefined {
   return value;
 }
 
+/** Absent is the default; present but empty (`size=`) is not an integer, as the schema says. */
 function readInteger(query: Query, name: string, fallback: number): number {
   const raw = single(query, name);
-  if (raw === undefined || raw === '') return fallback;
+  if (raw === undefined) return fallback;
   if (!/^-?\d{1,9}$/.test(raw.trim())) throw invalidRequest(`${name} must be an integer, got "${raw}"`);
   return Number(raw.trim());
 }

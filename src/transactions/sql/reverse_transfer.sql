@@ -71,15 +71,19 @@ BEGIN
       v_status := 422;
       v_data := jsonb_build_object('available', v_payer.balance::text, 'required', v_amount::text);
     ELSE
-      UPDATE transactions
-      SET reversed_amount = reversed_amount + v_amount,
-          status = CASE WHEN reversed_amount + v_amount = amount THEN 'REVERSED' ELSE 'PARTIALLY_REVERSED' END
-      WHERE id = v_original.id;
       INSERT INTO transactions (reference_id, sender_id, receiver_id, sender_upi_id, receiver_upi_id, amount, note,
                                 type, original_transaction_id, original_reference_id, created_at)
       VALUES (p_reference_id, v_payer.id, v_payee.id, v_payer.upi_id, v_payee.upi_id, v_amount, p_note,
               'REVERSAL', v_original.id, v_original.reference_id, v_now)
       RETURNING id INTO v_transaction_id;
+      -- After the reversal's row: the transactions trigger lets the original's reversed amount and
+      -- status change only under this transaction-local setting, and only to what its reversals sum to.
+      PERFORM set_config('payments.reversal_of', v_original.id::text, true);
+      UPDATE transactions
+      SET reversed_amount = reversed_amount + v_amount,
+          status = CASE WHEN reversed_amount + v_amount = amount THEN 'REVERSED' ELSE 'PARTIALLY_REVERSED' END
+      WHERE id = v_original.id;
+      PERFORM set_config('payments.reversal_of', '', true);
       PERFORM ledger_append(v_payer.id, v_transaction_id, p_reference_id, 'DEBIT', v_amount, v_now);
       PERFORM ledger_append(v_payee.id, v_transaction_id, p_reference_id, 'CREDIT', v_amount, v_now);
 
