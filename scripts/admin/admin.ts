@@ -10,14 +10,12 @@
  * account does not exist, 2 on bad usage or when the command could not run.
  */
 import { userInfo } from 'node:os';
-import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Logger } from '@nestjs/common';
-import { Client } from 'pg';
+import type { Client } from 'pg';
 import { ROLE_ADMIN } from '../../src/access/authenticated-user';
 import { setRoleIn } from '../../src/auth/role-grants.service';
-import { EmbeddedDatabase } from '../../src/database/embedded-postgres';
 import { UPI_ID_PATTERN } from '../../src/users/upi-id';
+import { withCliDatabase } from '../lib/cli-database';
 
 const USAGE = 'usage: npm run admin -- grant|revoke|unlock <upiId> [--database-url postgres://...]';
 
@@ -31,21 +29,9 @@ async function main(): Promise<number> {
     console.error(USAGE);
     return 2;
   }
-  let url = values['database-url'] ?? process.env.DATABASE_URL;
-  let embedded: EmbeddedDatabase | undefined;
-  if (!url) {
-    Logger.overrideLogger(['error']);
-    embedded = new EmbeddedDatabase({ dataDir: resolve(process.env.DATA_DIR ?? './.data') });
-    url = await embedded.start();
-  }
-  const client = new Client({ connectionString: url });
-  try {
-    await client.connect();
-    return command === 'unlock' ? await unlock(client, upiId) : await setRole(client, upiId, command === 'grant');
-  } finally {
-    await client.end().catch(() => undefined);
-    await embedded?.stop();
-  }
+  return withCliDatabase(values['database-url'], (client) =>
+    command === 'unlock' ? unlock(client, upiId) : setRole(client, upiId, command === 'grant'),
+  );
 }
 
 async function setRole(client: Client, upiId: string, granted: boolean): Promise<number> {

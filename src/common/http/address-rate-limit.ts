@@ -1,0 +1,33 @@
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { ApiError } from '../errors/api-error';
+import { ErrorCode } from '../errors/error-code';
+
+/**
+ * N attempts per client address per minute (0: off), per process: behind N instances an address
+ * gets N times the limit. The login and registration limiters are this with their own setting.
+ */
+export class AddressRateLimit {
+  private readonly limiter: RateLimiterMemory | undefined;
+
+  constructor(
+    private readonly perMinute: number,
+    private readonly attempts: string,
+  ) {
+    this.limiter = perMinute > 0 ? new RateLimiterMemory({ points: perMinute, duration: 60 }) : undefined;
+  }
+
+  /** Throws 429 rate-limit-exceeded when the address has used up its minute. */
+  async consume(ip: string): Promise<void> {
+    if (!this.limiter) return;
+    try {
+      await this.limiter.consume(ip);
+    } catch (error) {
+      if (!(error instanceof RateLimiterRes)) throw error;
+      throw new ApiError(
+        ErrorCode.RateLimitExceeded,
+        `Too many ${this.attempts}: the limit is ${this.perMinute} per minute per client address`,
+        { headers: { 'Retry-After': String(Math.max(1, Math.ceil(error.msBeforeNext / 1000))) } },
+      );
+    }
+  }
+}
