@@ -77,8 +77,12 @@ describe('docs/database-roles.md', () => {
     // With the owner's URL the migrations run at boot as the owner, and the service serves as its own role.
     const t = await startTestApp({ ...PRODUCTION, DATABASE_URL: serviceUrl, DATABASE_OWNER_URL: ownerUrl });
     try {
-      const alice = await t.api.registerUser({ balance: 0 });
-      expect(alice.upiId).toBeDefined();
+      // Production registers with a PIN and no opening balance (money enters by deposits).
+      const upiId = `roles.${Date.now()}@okbank`;
+      const user = { name: 'Alice', upiId, phoneNumber: '9876500001', balance: 0, pin: '4826' };
+      const registered = await t.api.post('/api/v1/users', user);
+      expect(registered.status).toBe(201);
+      expect((await t.api.post('/api/v1/auth/login', { upiId, pin: '4826' })).status).toBe(200);
     } finally {
       await t.close();
     }
