@@ -34,8 +34,9 @@ afterAll(() => temporary.forEach((dir) => rmSync(dir, { recursive: true, force: 
 const dataDir = () => {
   const dir = mkdtempSync(join(tmpdir(), 'payments-service-logs-'));
   temporary.push(dir);
-  // Embedded PostgreSQL runs as the "postgres" OS user when the tests run as root.
-  chmodSync(dir, 0o777);
+  // Embedded PostgreSQL runs as the "postgres" OS user when the tests run as root: it must reach the
+  // directory, which the service refuses when others can write it.
+  chmodSync(dir, 0o755);
   return dir;
 };
 

@@ -48,7 +48,7 @@ describe('treasury capacity and opening balances', () => {
     expect({ ok: report.ok, globalSum: report.globalSum, counts: report.counts }).toEqual({
       ok: true,
       globalSum: '0.0000',
-      counts: { brokenEntries: 0, brokenAccounts: 0, unbalancedTransactions: 0, orphans: 0 },
+      counts: { brokenEntries: 0, brokenAccounts: 0, unbalancedTransactions: 0, brokenTransactions: 0, orphans: 0 },
     });
   });
 
