@@ -6,6 +6,7 @@ import { balanceOf, connectTestDatabase } from './support/db';
 import { FakeUpiProvider } from './support/fake-upi-provider';
 import { expectProblem } from './support/problem';
 import { startTestApp, type TestApp } from './support/test-app';
+import { asApiResponse, typedClient } from './support/typed-client';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -331,5 +332,30 @@ describe('payment requests', () => {
       'invalid-request',
     );
     expect((await requestRow(request.referenceId)).status).toBe('OPEN');
+  });
+
+  it('works through the generated TypeScript client: create, read, pay, list, cancel', async () => {
+    const [payee, payer] = await Promise.all([user(0), user(100)]);
+    const asPayee = typedClient(t.api.baseUrl, payee.token);
+    const asPayer = typedClient(t.api.baseUrl, payer.token);
+    const created = await asPayee.POST('/api/v1/payment-requests', { body: { amount: 12.5, note: 'tea' } });
+    expect(created.response.status).toBe(201);
+    const referenceId = created.data!.referenceId;
+    const seen = await asPayer.GET('/api/v1/payment-requests/{referenceId}', { params: { path: { referenceId } } });
+    expect(seen.data).toMatchObject({ referenceId, amount: 12.5, status: 'OPEN' });
+    const paid = await asPayer.POST('/api/v1/payment-requests/{referenceId}/payments', {
+      params: { path: { referenceId }, header: { 'Idempotency-Key': newIdempotencyKey() } },
+      body: {},
+    });
+    expect(paid.response.status).toBe(201);
+    expect(paid.data).toMatchObject({ amount: 12.5, paymentRequestReferenceId: referenceId });
+    const listed = await asPayee.GET('/api/v1/users/{referenceId}/payment-requests', {
+      params: { path: { referenceId: payee.referenceId }, query: { status: 'PAID' } },
+    });
+    expect(listed.data?.content.map((request) => request.referenceId)).toEqual([referenceId]);
+    const cancel = await asPayee.POST('/api/v1/payment-requests/{referenceId}/cancel', {
+      params: { path: { referenceId } },
+    });
+    expectProblem(asApiResponse(cancel), 409, 'payment-request-not-open');
   });
 });

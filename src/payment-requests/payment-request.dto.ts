@@ -53,7 +53,13 @@ export class CreatePaymentRequest {
   @MaxLength(255)
   note?: string;
 
-  @ApiPropertyOptional({ type: 'integer', example: 900, minimum: 60, maximum: 604800, default: DEFAULT_EXPIRY_SECONDS })
+  @ApiPropertyOptional({
+    type: 'integer',
+    example: 900,
+    minimum: 60,
+    maximum: 604800,
+    description: `Seconds until the request expires; ${DEFAULT_EXPIRY_SECONDS} when left out`,
+  })
   @IsOptional()
   @ToInteger()
   @IsInt()
