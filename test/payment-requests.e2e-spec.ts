@@ -358,4 +358,32 @@ describe('payment requests', () => {
     });
     expectProblem(asApiResponse(cancel), 409, 'payment-request-not-open');
   });
+
+  it('the per-user rate limit applies to payers (429 with Retry-After), and a refused payment moves nothing', async () => {
+    const limited = await startTestApp({ RATE_LIMIT_PER_SECOND: '1' });
+    try {
+      const [payee, payer] = await Promise.all([user(0), user(100)]);
+      const request = (await createRequest(payee, {})).body;
+      const answers = await Promise.all(
+        Array.from({ length: 5 }, () =>
+          limited.api.post(
+            `/api/v1/payment-requests/${request.referenceId}/payments`,
+            { amount: 1 },
+            { token: payer.token, headers: { 'idempotency-key': newIdempotencyKey() } },
+          ),
+        ),
+      );
+      const refused = answers.filter((answer) => answer.status === 429);
+      expect(refused.length).toBeGreaterThanOrEqual(1);
+      for (const answer of refused) {
+        expectProblem(answer, 429, 'rate-limit-exceeded');
+        expect(answer.headers.get('retry-after')).toBe('1');
+      }
+      const paid = answers.filter((answer) => answer.status === 201).length;
+      expect(paid + refused.length + answers.filter((a) => a.status === 409).length).toBe(5);
+      expect(await balanceOf(db, payer.upiId)).toBe(`${100 - paid}.0000`);
+    } finally {
+      await limited.close();
+    }
+  });
 });
