@@ -15,6 +15,7 @@ import { InsightsModule } from './insights/insights.module';
 import { LedgerModule } from './ledger/ledger.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { OutboxModule } from './outbox/outbox.module';
+import { PaymentRequestsModule } from './payment-requests/payment-requests.module';
 import { ResilienceModule } from './resilience/resilience.module';
 import { StatementsModule } from './statements/statements.module';
 import { TransactionsModule } from './transactions/transactions.module';
@@ -45,6 +46,7 @@ export class AppModule {
         InsightsModule,
         StatementsModule,
         WebhooksModule,
+        PaymentRequestsModule,
         ActuatorModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: ProblemFilter }],

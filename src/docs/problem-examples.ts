@@ -40,6 +40,12 @@ const DETAILS: Partial<Record<string, Omit<ProblemExample, 'slug' | 'title' | 's
   [ErrorCode.TransactionNotFound]: {
     detail: 'No transaction with reference ID 0b6f8f0e-8f5e-4d4a-9a57-3f1c2d4e5a6b',
   },
+  [ErrorCode.PaymentRequestNotFound]: {
+    detail: 'No payment request with reference ID 0b6f8f0e-8f5e-4d4a-9a57-3f1c2d4e5a6b',
+  },
+  [ErrorCode.PaymentRequestNotOpen]: {
+    detail: 'Payment request 0b6f8f0e-8f5e-4d4a-9a57-3f1c2d4e5a6b is PAID, not OPEN',
+  },
   [ErrorCode.DuplicateUpiId]: { detail: 'UPI ID alice@okbank is already registered' },
   [ErrorCode.InvalidUpiId]: { detail: 'UPI ID alice@okbank was rejected by the verification provider' },
   [ErrorCode.SelfTransfer]: { detail: 'Sender and receiver must be different accounts' },

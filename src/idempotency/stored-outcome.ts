@@ -9,12 +9,16 @@ export interface StoredOutcome {
   at?: string;
   requestId?: string;
   instance?: string;
+  /** A transfer that pays a payment request (src/payment-requests/) names it. */
+  paymentRequestReferenceId?: string;
 }
 
 /** What the first answer fixes besides the outcome itself; passed to the SQL function to store. */
 export interface AnswerContext {
   requestId: string;
   instance: string;
+  /** A payment of a payment request: the SQL marks that request PAID in the transfer's transaction. */
+  paymentRequestReferenceId?: string;
 }
 
 export interface MovementResult {

@@ -15,6 +15,7 @@ type MovementOutcomeCode =
   | 'self-transfer'
   | 'user-not-found'
   | 'insufficient-balance'
+  | 'payment-request-not-open'
   | 'transaction-not-found'
   | 'not-transaction-receiver'
   | 'not-reversible'
@@ -36,7 +37,7 @@ export class OutcomeRenderer {
     const code = outcome.code as MovementOutcomeCode;
     switch (code) {
       case 'completed':
-        return created(data as unknown as CompletedData, replayed);
+        return created(withPaymentRequest(data, outcome), replayed);
       case 'self-transfer':
         return this.problem(
           outcome,
@@ -51,6 +52,13 @@ export class OutcomeRenderer {
           outcome,
           ErrorCode.InsufficientBalance,
           `Available balance ${String(data.available)} is less than the required amount ${String(data.required)}`,
+          replayed,
+        );
+      case 'payment-request-not-open':
+        return this.problem(
+          outcome,
+          ErrorCode.PaymentRequestNotOpen,
+          `Payment request ${String(data.referenceId)} is ${String(data.status)}, not OPEN`,
           replayed,
         );
       case 'transaction-not-found':
@@ -108,6 +116,14 @@ export class OutcomeRenderer {
 
 /** The SQL names status and type only for movements other than a completed transfer. */
 type CompletedData = Omit<TransactionFields, 'status' | 'type'> & Partial<Pick<TransactionFields, 'status' | 'type'>>;
+
+/** A payment's outcome names its request beside the transaction's data (the transfer's context). */
+function withPaymentRequest(data: Record<string, unknown>, outcome: StoredOutcome): CompletedData {
+  const fields = data as unknown as CompletedData;
+  return outcome.paymentRequestReferenceId
+    ? { ...fields, paymentRequestReferenceId: outcome.paymentRequestReferenceId }
+    : fields;
+}
 
 function created(fields: CompletedData, replayed: boolean): IdempotentAnswer {
   const body = TransactionResponse.from({

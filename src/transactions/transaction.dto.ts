@@ -17,6 +17,8 @@ export interface TransactionFields {
   originalReferenceId?: string | null;
   /** Only a TRANSFER with reversals has one above zero. */
   reversedAmount?: string;
+  /** Only a TRANSFER that paid a payment request has one. */
+  paymentRequestReferenceId?: string;
 }
 
 /** One Transaction body for reads, 201s and their replays: same fields, same order, same bytes. */
@@ -41,6 +43,11 @@ export class TransactionResponse {
     description: 'TRANSFER only, once reversed in part or in full: the amount returned so far',
   })
   reversedAmount?: RawJson;
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description: 'A TRANSFER that paid a payment request, in the answer to that payment: the request',
+  })
+  paymentRequestReferenceId?: string;
 
   static of(transaction: Transaction): TransactionResponse {
     return TransactionResponse.from({
@@ -75,6 +82,7 @@ export class TransactionResponse {
     if (fields.reversedAmount !== undefined && new Money(fields.reversedAmount).gt(0)) {
       response.reversedAmount = moneyJson(fields.reversedAmount);
     }
+    if (fields.paymentRequestReferenceId) response.paymentRequestReferenceId = fields.paymentRequestReferenceId;
     return response;
   }
 }

@@ -28,6 +28,6 @@ import { TransferService } from './transfer.service';
     ...transferMetricProviders,
     ...transferBatchMetricProviders,
   ],
-  exports: [TransactionsService, TransferRateLimiter, OutcomeRenderer],
+  exports: [TransactionsService, TransferRateLimiter, OutcomeRenderer, TransferService],
 })
 export class TransactionsModule {}

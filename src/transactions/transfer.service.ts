@@ -18,6 +18,8 @@ export interface TransferCommand {
   request: TransferRequest;
   idempotencyKey: string;
   context: AnswerContext;
+  /** Set when the transfer pays a payment request (src/payment-requests/). */
+  paymentRequestReferenceId?: string;
 }
 
 /**
@@ -35,7 +37,13 @@ export class TransferService {
     private readonly outbox: OutboxRelay,
   ) {}
 
-  async transfer({ caller, request, idempotencyKey, context }: TransferCommand): Promise<IdempotentAnswer> {
+  async transfer({
+    caller,
+    request,
+    idempotencyKey,
+    context,
+    paymentRequestReferenceId,
+  }: TransferCommand): Promise<IdempotentAnswer> {
     const amount = formatMoney(request.amount);
     const note = request.note ?? null;
     const owner = caller.upiId.toLowerCase();
@@ -45,6 +53,8 @@ export class TransferService {
       receiverUpiId: request.receiverUpiId.toLowerCase(),
       amount,
       note,
+      // Only a payment names its request, so a plain transfer's hash is what it always was.
+      ...(paymentRequestReferenceId && { paymentRequestReferenceId }),
     });
     const result =
       (await this.verifyReceiver(request.receiverUpiId, owner, idempotencyKey, hash)) ??
@@ -58,7 +68,7 @@ export class TransferService {
         note,
         referenceId: randomUUID(),
         eventId: randomUUID(),
-        context,
+        context: paymentRequestReferenceId ? { ...context, paymentRequestReferenceId } : context,
       }));
     if (result.outcome.code === 'completed' && !result.replayed) this.outbox.nudge();
     return this.renderer.render(result);

@@ -405,6 +405,111 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/payment-requests': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Ask to be paid: the caller is the payee; share the upiUri or its QR code with the payer */
+    post: operations['PaymentRequestsController_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/payment-requests/{referenceId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One payment request; any authenticated user with its id may read it (it is shared) */
+    get: operations['PaymentRequestsController_get'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/payment-requests/{referenceId}/qr': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A QR code of the request's upiUri: SVG, or PNG with format=png */
+    get: operations['PaymentRequestsController_qr'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/payment-requests/{referenceId}/payments': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Pay a request: a transfer from the caller to the payee, exactly once per Idempotency-Key
+     * @description Every transfer rule applies; the request turns PAID in the same database transaction.
+     */
+    post: operations['PaymentRequestsController_pay'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/payment-requests/{referenceId}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Cancel an OPEN request (the payee only) */
+    post: operations['PaymentRequestsController_cancel'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/users/{referenceId}/payment-requests': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The caller's requests as payee, newest first, by page or by cursor */
+    get: operations['PaymentRequestsController_list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/actuator': {
     parameters: {
       query?: never;
@@ -545,6 +650,8 @@ export interface components {
         | 'https://errors.payments.local/transaction-not-found'
         | 'https://errors.payments.local/webhook-not-found'
         | 'https://errors.payments.local/webhook-delivery-not-found'
+        | 'https://errors.payments.local/payment-request-not-found'
+        | 'https://errors.payments.local/payment-request-not-open'
         | 'https://errors.payments.local/duplicate-upi-id'
         | 'https://errors.payments.local/invalid-upi-id'
         | 'https://errors.payments.local/self-transfer'
@@ -766,6 +873,11 @@ export interface components {
        * @example 40.25
        */
       reversedAmount?: number;
+      /**
+       * Format: uuid
+       * @description A TRANSFER that paid a payment request, in the answer to that payment: the request
+       */
+      paymentRequestReferenceId?: string;
     };
     ReversalRequest: {
       /**
@@ -978,6 +1090,65 @@ export interface components {
       nextAttemptAt: string | null;
       /** Format: date-time */
       createdAt: string;
+    };
+    CreatePaymentRequest: {
+      /**
+       * @description INR, at most 2 decimals; leave it out for an open amount that the payer chooses
+       * @example 250.5
+       */
+      amount?: number;
+      /** @example Dinner at Toit */
+      note?: string;
+      /**
+       * @description Seconds until the request expires; 900 when left out
+       * @example 900
+       */
+      expiresInSeconds?: number;
+    };
+    PaymentRequestResponse: {
+      /** Format: uuid */
+      referenceId: string;
+      /** @example bob@okbank */
+      payeeUpiId: string;
+      /** @example Bob Kumar */
+      payeeName: string;
+      /**
+       * @description null: an open amount
+       * @example 250.5
+       */
+      amount: number | null;
+      /** @example Dinner at Toit */
+      note: string | null;
+      /**
+       * @example OPEN
+       * @enum {string}
+       */
+      status: 'OPEN' | 'PAID' | 'CANCELLED' | 'EXPIRED';
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      expiresAt: string;
+      /** Format: date-time */
+      paidAt: string | null;
+      /** Format: uuid */
+      transactionReferenceId: string | null;
+      /**
+       * @description NPCI linking format, each value percent-encoded (RFC 3986); am left out for an open amount, tn without a note
+       * @example upi://pay?pa=bob@okbank&pn=Bob%20Kumar&am=250.50&cu=INR&tn=Dinner%20at%20Toit&tr=0f8fad5b-d9cb-469f-a165-70867728950e
+       */
+      upiUri: string;
+    };
+    PayPaymentRequest: {
+      /**
+       * @description Required when the request's amount is open; otherwise absent or equal to it (422 on amount)
+       * @example 250.5
+       */
+      amount?: number;
+      /**
+       * @description Defaults to the request's note
+       * @example Dinner at Toit
+       */
+      note?: string;
     };
   };
   responses: never;
@@ -3822,6 +3993,539 @@ export interface operations {
           'X-Request-Id': string;
           /** @description Seconds to wait before retrying, when known */
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+    };
+  };
+  PaymentRequestsController_create: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreatePaymentRequest'];
+      };
+    };
+    responses: {
+      /** @description Location names the request */
+      201: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Where the created resource can be read */
+          Location: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentRequestResponse'];
+        };
+      };
+      /** @description Invalid Request Content */
+      400: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Unauthorized. Missing, expired, revoked or invalid bearer token */
+      401: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Validation Failed */
+      422: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+    };
+  };
+  PaymentRequestsController_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 0b6f8f0e-8f5e-4d4a-9a57-3f1c2d4e5a6b */
+        referenceId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentRequestResponse'];
+        };
+      };
+      /** @description Invalid Request Content */
+      400: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Unauthorized. Missing, expired, revoked or invalid bearer token */
+      401: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Payment Request Not Found */
+      404: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+    };
+  };
+  PaymentRequestsController_qr: {
+    parameters: {
+      query?: {
+        format?: 'svg' | 'png';
+      };
+      header?: never;
+      path: {
+        /** @example 0b6f8f0e-8f5e-4d4a-9a57-3f1c2d4e5a6b */
+        referenceId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The QR code */
+      200: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'image/svg+xml': string;
+          'image/png': string;
+        };
+      };
+      /** @description Invalid Request Content */
+      400: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Unauthorized. Missing, expired, revoked or invalid bearer token */
+      401: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Payment Request Not Found */
+      404: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Validation Failed */
+      422: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+    };
+  };
+  PaymentRequestsController_pay: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description Names this payment: a retry with the same key and body replays the stored result. In Swagger UI, "Try it out" replaces fresh-key-per-try (or an empty key) with a new UUID on every Execute; type a key to replay.
+         * @example fresh-key-per-try
+         */
+        'Idempotency-Key': string;
+      };
+      path: {
+        /** @example 0b6f8f0e-8f5e-4d4a-9a57-3f1c2d4e5a6b */
+        referenceId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PayPaymentRequest'];
+      };
+    };
+    responses: {
+      /** @description Paid; the body carries paymentRequestReferenceId */
+      201: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Where the created resource can be read */
+          Location: string;
+          /** @description Present, with the value true, only when this answer replays the stored one of an earlier request */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TransactionResponse'];
+        };
+      };
+      /** @description Invalid Request Content; Self Transfer Not Allowed; Idempotency Key Missing; Idempotency Key Invalid; Idempotency Key Reused */
+      400: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Present, with the value true, only when this answer replays the stored one of an earlier request */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Unauthorized. Missing, expired, revoked or invalid bearer token */
+      401: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Payment Request Not Found */
+      404: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Present, with the value true, only when this answer replays the stored one of an earlier request */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Payment Request Not Open; Idempotency Key In Flight */
+      409: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Validation Failed; Insufficient Balance; Invalid UPI ID */
+      422: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Present, with the value true, only when this answer replays the stored one of an earlier request */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Rate Limit Exceeded. Retry after the number of seconds in Retry-After */
+      429: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying */
+          'Retry-After': number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Service Unavailable. Retry later; Retry-After says when, if known */
+      503: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying, when known */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+    };
+  };
+  PaymentRequestsController_cancel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 0b6f8f0e-8f5e-4d4a-9a57-3f1c2d4e5a6b */
+        referenceId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentRequestResponse'];
+        };
+      };
+      /** @description Invalid Request Content */
+      400: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Unauthorized. Missing, expired, revoked or invalid bearer token */
+      401: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Forbidden Operation */
+      403: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Payment Request Not Found */
+      404: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Payment Request Not Open */
+      409: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+    };
+  };
+  PaymentRequestsController_list: {
+    parameters: {
+      query?: {
+        status?: 'OPEN' | 'PAID' | 'CANCELLED' | 'EXPIRED';
+        /** @description Offset paging, 0-based */
+        page?: number;
+        /** @description 1 to 100 */
+        size?: number;
+        /** @description Cursor paging: the nextCursor of the previous page (from an offset page or a cursor page). Not combinable with page (400). Entries added meanwhile neither shift nor repeat the next page. */
+        cursor?: string;
+      };
+      header?: never;
+      path: {
+        /** @example 0b6f8f0e-8f5e-4d4a-9a57-3f1c2d4e5a6b */
+        referenceId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page. With page (or neither parameter): the full offset envelope plus nextCursor. With cursor: content, size, first, last and nextCursor only (no counts, so a page costs the same at any depth). */
+      200: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            content: components['schemas']['PaymentRequestResponse'][];
+            /**
+             * @description Offset pages only
+             * @example 0
+             */
+            page?: number;
+            /** @example 10 */
+            size: number;
+            /**
+             * @description Offset pages only
+             * @example 25
+             */
+            totalElements?: number;
+            /**
+             * @description Offset pages only
+             * @example 3
+             */
+            totalPages?: number;
+            /** @example true */
+            first: boolean;
+            /** @example false */
+            last: boolean;
+            /**
+             * @description Pass as cursor to read the next page; null on the last page
+             * @example eyJ2IjoxLCJzIjoiY3JlYXRlZEF0IiwiayI6IjQyIn0
+             */
+            nextCursor: string | null;
+          };
+        };
+      };
+      /** @description Invalid Request Content */
+      400: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Unauthorized. Missing, expired, revoked or invalid bearer token */
+      401: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Forbidden Operation */
+      403: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description User Not Found */
+      404: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Validation Failed */
+      422: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
           [name: string]: unknown;
         };
         content: {

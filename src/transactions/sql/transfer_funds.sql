@@ -5,7 +5,7 @@
 -- Returns the outcome as data: {"code", "data", "at", ...p_context}. HTTP is written by the
 -- service (outcome-renderer.ts); p_context carries what the first answer fixes (request id,
 -- path) so a replay renders the same bytes. Codes: completed | self-transfer | user-not-found |
--- insufficient-balance; a replay may also answer key-reused or legacy (idempotent_replay.sql).
+-- insufficient-balance | payment-request-not-open; a replay may also answer key-reused or legacy (idempotent_replay.sql).
 CREATE OR REPLACE FUNCTION transfer_funds(
   p_owner text,
   p_idempotency_key text,
@@ -69,6 +69,10 @@ BEGIN
     ELSIF v_sender.balance < p_amount THEN
       v_code := 'insufficient-balance';
       v_data := jsonb_build_object('available', v_sender.balance::text, 'required', p_amount::text);
+    -- Last: it marks a paid request PAID, so no rule may refuse the transfer after it.
+    ELSIF NOT payment_request_settle(p_context, p_reference_id) THEN
+      v_code := 'payment-request-not-open';
+      v_data := payment_request_refusal(p_context);
     ELSE
       -- Stamp the movement once its accounts are locked: an account's entries then carry times in
       -- the order they commit, which statements and balance history rely on.
@@ -98,9 +102,10 @@ BEGIN
       -- The event is a contract of its own (CONTRACTS.md), not an HTTP body: written here, once.
       INSERT INTO outbox_events (event_id, event_type, aggregate_key, payload, created_at)
       VALUES (p_event_id, 'TransferCompleted', v_sender.upi_id, format(
-        '{"eventId":"%s","eventType":"TransferCompleted","occurredAt":"%s","transactionId":%s,"transactionReferenceId":"%s","senderUpiId":%s,"receiverUpiId":%s,"amount":"%s","currency":"INR","note":%s}',
+        '{"eventId":"%s","eventType":"TransferCompleted","occurredAt":"%s","transactionId":%s,"transactionReferenceId":"%s","senderUpiId":%s,"receiverUpiId":%s,"amount":"%s","currency":"INR","note":%s%s}',
         p_event_id, v_at, v_transaction_id, p_reference_id,
-        to_json(v_sender.upi_id)::text, to_json(v_receiver.upi_id)::text, p_amount, coalesce(to_json(p_note)::text, 'null')), v_now);
+        to_json(v_sender.upi_id)::text, to_json(v_receiver.upi_id)::text, p_amount, coalesce(to_json(p_note)::text, 'null'),
+        payment_request_event_field(p_context)), v_now);
 
       v_code := 'completed';
       -- Ids and amounts as text: they are rendered exactly, never through a float.
@@ -113,7 +118,8 @@ BEGIN
 
   RETURN QUERY SELECT idempotency_finish(p_owner, p_idempotency_key, p_request_hash, v_claim.key_id,
     jsonb_build_object('code', v_code, 'data', v_data, 'at', v_at) || coalesce(p_context, '{}'),
-    CASE v_code WHEN 'completed' THEN 201 WHEN 'self-transfer' THEN 400 WHEN 'user-not-found' THEN 404 ELSE 422 END),
+    CASE v_code WHEN 'completed' THEN 201 WHEN 'self-transfer' THEN 400 WHEN 'user-not-found' THEN 404
+      WHEN 'payment-request-not-open' THEN 409 ELSE 422 END),
     false;
 END
 $$;

@@ -116,6 +116,10 @@ BEGIN
     ELSIF a_balance[v_sender] < v_amount THEN
       v_code := 'insufficient-balance';
       v_data := jsonb_build_object('available', a_balance[v_sender]::numeric(19,4)::text, 'required', v_amount::text);
+    -- Last: it marks a paid request PAID, so no rule may refuse the item after it.
+    ELSIF NOT payment_request_settle(p_context[i], p_reference_id[i]) THEN
+      v_code := 'payment-request-not-open';
+      v_data := payment_request_refusal(p_context[i]);
     ELSE
       v_code := 'completed';
       v_transaction_id := nextval(v_sequence);
@@ -178,9 +182,9 @@ BEGIN
   -- The event is a contract of its own, not an HTTP body; in item order, so each sender's order holds.
   INSERT INTO outbox_events (event_id, event_type, aggregate_key, payload, created_at)
   SELECT p_event_id[t.i], 'TransferCompleted', t.sender, format(
-    '{"eventId":"%s","eventType":"TransferCompleted","occurredAt":"%s","transactionId":%s,"transactionReferenceId":"%s","senderUpiId":%s,"receiverUpiId":%s,"amount":"%s","currency":"INR","note":%s}',
+    '{"eventId":"%s","eventType":"TransferCompleted","occurredAt":"%s","transactionId":%s,"transactionReferenceId":"%s","senderUpiId":%s,"receiverUpiId":%s,"amount":"%s","currency":"INR","note":%s%s}',
     p_event_id[t.i], v_at, t.id, p_reference_id[t.i], to_json(t.sender)::text, to_json(t.receiver)::text,
-    e_amount[2 * t.n], coalesce(to_json(p_note[t.i])::text, 'null')), v_now
+    e_amount[2 * t.n], coalesce(to_json(p_note[t.i])::text, 'null'), payment_request_event_field(p_context[t.i])), v_now
   FROM unnest(t_id, t_item, t_sender, t_receiver) WITH ORDINALITY AS t(id, i, sender, receiver, n)
   ORDER BY t.n;
 

@@ -1,0 +1,172 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Res, UseGuards, UseInterceptors } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiBody,
+  ApiCreatedResponse,
+  ApiHeader,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProduces,
+  ApiQuery,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { CurrentUser } from '../access/access.decorators';
+import { requireOwner } from '../access/access-rules';
+import type { AuthenticatedUser } from '../access/authenticated-user';
+import { ValidationError } from '../common/errors/api-error';
+import { ErrorCode } from '../common/errors/error-code';
+import { UuidParamPipe } from '../common/http/params';
+import { type ListPage, readListRequest, single } from '../common/paging/page';
+import { ApiListPageResponse, ApiListQueries } from '../common/paging/paging.docs';
+import { ApiProblems } from '../docs/api-docs';
+import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/idempotency-key';
+import { AnswerContextOf, IdempotencyInterceptor, IdempotencyKey } from '../idempotency/idempotency.interceptor';
+import type { AnswerContext, IdempotentAnswer } from '../idempotency/stored-outcome';
+import { TransactionResponse } from '../transactions/transaction.dto';
+import { TransferRateLimitGuard } from '../transactions/transfer.guards';
+import { UsersService } from '../users/users.service';
+import {
+  CreatePaymentRequest,
+  PAYMENT_REQUEST_STATUSES,
+  type PaymentRequestStatus,
+  PaymentRequestResponse,
+  PayPaymentRequest,
+} from './payment-request.dto';
+import { PaymentRequestsService, type QrFormat } from './payment-requests.service';
+
+@ApiTags('Payment requests')
+@ApiBearerAuth()
+@Controller('api/v1')
+export class PaymentRequestsController {
+  constructor(
+    private readonly requests: PaymentRequestsService,
+    private readonly users: UsersService,
+  ) {}
+
+  @Post('payment-requests')
+  @ApiOperation({ summary: 'Ask to be paid: the caller is the payee; share the upiUri or its QR code with the payer' })
+  @ApiBody({
+    type: CreatePaymentRequest,
+    examples: { fixed: { value: { amount: 250.5, note: 'Dinner' } }, open: { value: {} } },
+  })
+  @ApiCreatedResponse({ type: PaymentRequestResponse, description: 'Location names the request' })
+  @ApiProblems(400, 401, 415, 422)
+  async create(
+    @Body() body: CreatePaymentRequest,
+    @CurrentUser() caller: AuthenticatedUser,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<PaymentRequestResponse> {
+    const created = await this.requests.create(caller, body);
+    void reply.header('Location', `/api/v1/payment-requests/${created.referenceId}`);
+    return created;
+  }
+
+  @Get('payment-requests/:referenceId')
+  @ApiOperation({ summary: 'One payment request; any authenticated user with its id may read it (it is shared)' })
+  @ApiOkResponse({ type: PaymentRequestResponse })
+  @ApiProblems(400, 401, ErrorCode.PaymentRequestNotFound)
+  get(@Param('referenceId', UuidParamPipe) referenceId: string): Promise<PaymentRequestResponse> {
+    return this.requests.get(referenceId);
+  }
+
+  @Get('payment-requests/:referenceId/qr')
+  @ApiOperation({ summary: "A QR code of the request's upiUri: SVG, or PNG with format=png" })
+  @ApiQuery({ name: 'format', required: false, enum: ['svg', 'png'] })
+  @ApiProduces('image/svg+xml', 'image/png')
+  @ApiOkResponse({
+    description: 'The QR code',
+    content: {
+      'image/svg+xml': { schema: { type: 'string' } },
+      'image/png': { schema: { type: 'string', format: 'binary' } },
+    },
+  })
+  @ApiProblems(400, 401, ErrorCode.PaymentRequestNotFound, 422)
+  async qr(
+    @Param('referenceId', UuidParamPipe) referenceId: string,
+    @Query() query: Record<string, unknown>,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string | Buffer> {
+    const format = single(query, 'format') ?? 'svg';
+    if (format !== 'svg' && format !== 'png') {
+      throw new ValidationError({ format: 'format must be one of: svg, png' }, 'Invalid QR code format');
+    }
+    const image = await this.requests.qr(referenceId, format as QrFormat);
+    void reply.type(format === 'png' ? 'image/png' : 'image/svg+xml; charset=utf-8');
+    return image;
+  }
+
+  @Post('payment-requests/:referenceId/payments')
+  @ApiOperation({
+    summary: 'Pay a request: a transfer from the caller to the payee, exactly once per Idempotency-Key',
+    description: 'Every transfer rule applies; the request turns PAID in the same database transaction.',
+  })
+  @ApiHeader({
+    name: IDEMPOTENCY_KEY_HEADER,
+    required: true,
+    description: 'Names this payment: a retry with the same key and body replays the stored result',
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9_.:-]+$' },
+  })
+  @ApiBody({ type: PayPaymentRequest, examples: { fixed: { value: {} }, open: { value: { amount: 120 } } } })
+  @ApiCreatedResponse({ type: TransactionResponse, description: 'Paid; the body carries paymentRequestReferenceId' })
+  @ApiProblems(
+    ErrorCode.InvalidRequest,
+    ErrorCode.SelfTransfer,
+    ErrorCode.IdempotencyKeyMissing,
+    ErrorCode.IdempotencyKeyInvalid,
+    ErrorCode.IdempotencyKeyReused,
+    401,
+    ErrorCode.PaymentRequestNotFound,
+    ErrorCode.PaymentRequestNotOpen,
+    ErrorCode.IdempotencyKeyInFlight,
+    415,
+    ErrorCode.ValidationFailed,
+    ErrorCode.InsufficientBalance,
+    ErrorCode.InvalidUpiId,
+    429,
+    503,
+  )
+  @UseGuards(TransferRateLimitGuard)
+  @UseInterceptors(IdempotencyInterceptor)
+  pay(
+    @Param('referenceId', UuidParamPipe) referenceId: string,
+    @Body() body: PayPaymentRequest,
+    @IdempotencyKey() idempotencyKey: string,
+    @CurrentUser() caller: AuthenticatedUser,
+    @AnswerContextOf() context: AnswerContext,
+  ): Promise<IdempotentAnswer> {
+    return this.requests.pay(caller, referenceId, body, idempotencyKey, context);
+  }
+
+  @Post('payment-requests/:referenceId/cancel')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Cancel an OPEN request (the payee only)' })
+  @ApiOkResponse({ type: PaymentRequestResponse })
+  @ApiProblems(400, 401, 403, ErrorCode.PaymentRequestNotFound, ErrorCode.PaymentRequestNotOpen)
+  cancel(
+    @Param('referenceId', UuidParamPipe) referenceId: string,
+    @CurrentUser() caller: AuthenticatedUser,
+  ): Promise<PaymentRequestResponse> {
+    return this.requests.cancel(caller, referenceId);
+  }
+
+  @Get('users/:referenceId/payment-requests')
+  @ApiOperation({ summary: "The caller's requests as payee, newest first, by page or by cursor" })
+  @ApiListQueries()
+  @ApiQuery({ name: 'status', required: false, enum: PAYMENT_REQUEST_STATUSES })
+  @ApiListPageResponse(PaymentRequestResponse)
+  @ApiProblems(400, 401, 403, ErrorCode.UserNotFound, 422)
+  async list(
+    @Param('referenceId', UuidParamPipe) referenceId: string,
+    @Query() query: Record<string, unknown>,
+    @CurrentUser() caller: AuthenticatedUser,
+  ): Promise<ListPage<PaymentRequestResponse>> {
+    const status = single(query, 'status');
+    if (status !== undefined && !PAYMENT_REQUEST_STATUSES.includes(status as PaymentRequestStatus)) {
+      throw new ValidationError({ status: `status must be one of: ${PAYMENT_REQUEST_STATUSES.join(', ')}` });
+    }
+    const request = readListRequest(query, { allowed: ['createdAt'], fallback: 'createdAt', fromQuery: false });
+    requireOwner(caller, await this.users.findByReferenceId(referenceId), `No user with reference ID ${referenceId}`);
+    return this.requests.listOf(referenceId, status as PaymentRequestStatus | undefined, request);
+  }
+}

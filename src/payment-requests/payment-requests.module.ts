@@ -1,0 +1,18 @@
+import { Module } from '@nestjs/common';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { TransactionsModule } from '../transactions/transactions.module';
+import { UsersModule } from '../users/users.module';
+import { PaymentRequestsController } from './payment-requests.controller';
+import { PaymentRequestsRepository } from './payment-requests.repository';
+import { PaymentRequestsService } from './payment-requests.service';
+
+/**
+ * Payment requests: ask to be paid with a upi://pay link or a QR code. Paying one goes through
+ * TransactionsModule's transfer path; the hooks it calls are in ./sql.
+ */
+@Module({
+  imports: [TransactionsModule, IdempotencyModule, UsersModule],
+  controllers: [PaymentRequestsController],
+  providers: [PaymentRequestsRepository, PaymentRequestsService],
+})
+export class PaymentRequestsModule {}
