@@ -1,9 +1,6 @@
 import type Big from 'big.js';
-import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { moneyColumn } from '../database/money.transformer';
-// Relations by entity name: users/ and transactions/ import the ledger, never the other way round.
-import type { Transaction } from '../transactions/transaction.entity';
-import type { User } from '../users/user.entity';
 
 export enum EntryType {
   Debit = 'DEBIT',
@@ -27,23 +24,15 @@ export class LedgerEntry {
   })
   id: string;
 
+  // No foreign key (and no ORM relation: nothing reads one): the movements write entries only for
+  // accounts they hold locked, users are never deleted (trigger), and the audit reports orphans
+  // (migrations/1764001100000-lean-money-movements.ts).
   @Column({ name: 'user_id', type: 'bigint' })
   userId: string;
 
-  // No foreign key: the movements write entries only for accounts they hold locked, users are never
-  // deleted (trigger), and the audit reports orphans (migrations/1764001100000-lean-money-movements.ts).
-  @ManyToOne('User', { createForeignKeyConstraints: false })
-  @JoinColumn({ name: 'user_id' })
-  user?: User;
-
-  /** Null for an opening balance, which has no transfer behind it. */
+  /** Null for an opening balance, which has no transfer behind it. No foreign key, as for the user. */
   @Column({ name: 'transaction_id', type: 'bigint', nullable: true })
   transactionId: string | null;
-
-  // No foreign key, for the same reasons: the movement inserted the transaction a statement earlier.
-  @ManyToOne('Transaction', { createForeignKeyConstraints: false })
-  @JoinColumn({ name: 'transaction_id' })
-  transaction?: Transaction;
 
   @Column({ name: 'transaction_reference_id', type: 'uuid' })
   transactionReferenceId: string;

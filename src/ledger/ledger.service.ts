@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type Big from 'big.js';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { DataSource, type EntityManager, type Repository } from 'typeorm';
@@ -12,7 +13,6 @@ import {
   withNextCursor,
 } from '../common/paging/page';
 import { PG_POOL } from '../database/pg-pool';
-import type { User } from '../users/user.entity';
 import { type LedgerEntryRow, LedgerEntryResponse } from './ledger-entry.dto';
 import { LedgerEntry } from './ledger-entry.entity';
 
@@ -78,7 +78,7 @@ export class LedgerService {
    * (sql/record_opening_balance.sql), the user's CREDIT and the treasury's DEBIT under a reference
    * of their own, since no transfer is behind them.
    */
-  async recordOpeningBalance(manager: EntityManager, user: User): Promise<void> {
+  async recordOpeningBalance(manager: EntityManager, user: { id: string; balance: Big }): Promise<void> {
     if (user.balance.eq(0)) return;
     await manager.query('SELECT record_opening_balance($1, $2)', [user.id, randomUUID()]);
   }
