@@ -60,6 +60,7 @@ export class EmbeddedDatabase {
   private restarting: Promise<void> | undefined;
   private wakeUp = new AbortController();
   private gaveUp = false;
+  private provisioned = false;
 
   constructor(private readonly options: EmbeddedPostgresOptions) {}
 
@@ -92,7 +93,11 @@ export class EmbeddedDatabase {
     createPrivateDirectory(this.options.dataDir);
     this.passwords ??= embeddedPasswords(this.options.dataDir);
     const initialised = await this.launch(true);
-    await provisionRoles(this.port, this.secrets, initialised);
+    // Once per instance: a start after stop() serves the connections of a running service, and
+    // re-owning and re-granting every table under their traffic can deadlock with it. Later
+    // migrations' tables are covered by the owner's default privileges.
+    if (!this.provisioned) await provisionRoles(this.port, this.secrets, initialised);
+    this.provisioned = true;
     return this.url;
   }
 
