@@ -10,6 +10,7 @@ import { TransferRateLimits1764001000000 } from './1764001000000-transfer-rate-l
 import { LeanMoneyMovements1764001100000 } from './1764001100000-lean-money-movements';
 import { AdminGrantsAndLockouts1764002000000 } from './1764002000000-admin-grants-and-lockouts';
 import { Webhooks1764005000000 } from './1764005000000-webhooks';
+import { LimitsAndFreezes1764007000000 } from './1764007000000-limits-and-freezes';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   LeanMoneyMovements1764001100000,
   AdminGrantsAndLockouts1764002000000,
   Webhooks1764005000000,
+  LimitsAndFreezes1764007000000,
 ];

@@ -20,6 +20,7 @@ import { StatementsModule } from './statements/statements.module';
 import { TransactionsModule } from './transactions/transactions.module';
 import { TreasuryModule } from './treasury/treasury.module';
 import { UsersModule } from './users/users.module';
+import { LimitsModule } from './limits/limits.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({})
@@ -45,6 +46,7 @@ export class AppModule {
         InsightsModule,
         StatementsModule,
         WebhooksModule,
+        LimitsModule,
         ActuatorModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: ProblemFilter }],

@@ -2,7 +2,8 @@ import { ERROR_DESCRIPTORS, ErrorCode } from '../common/errors/error-code';
 import type { MovementResult, StoredOutcome } from '../idempotency/stored-outcome';
 
 /** What transfer_funds decides for a transfer (and stores under its key). */
-export type TransferDecision = 'completed' | 'self-transfer' | 'user-not-found' | 'insufficient-balance';
+export type TransferDecision =
+  'completed' | 'self-transfer' | 'user-not-found' | 'insufficient-balance' | 'limit-exceeded' | 'account-frozen';
 
 /**
  * Every code a transfer's database call answers: a decision, or from a replay key-reused (another
@@ -24,4 +25,6 @@ export const TRANSFER_RESPONSE_STATUS: Record<TransferDecision, number> = {
   'self-transfer': ERROR_DESCRIPTORS[ErrorCode.SelfTransfer].status,
   'user-not-found': ERROR_DESCRIPTORS[ErrorCode.UserNotFound].status,
   'insufficient-balance': ERROR_DESCRIPTORS[ErrorCode.InsufficientBalance].status,
+  'limit-exceeded': ERROR_DESCRIPTORS[ErrorCode.LimitExceeded].status,
+  'account-frozen': ERROR_DESCRIPTORS[ErrorCode.AccountFrozen].status,
 };
