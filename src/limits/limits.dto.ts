@@ -1,7 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type Big from 'big.js';
+import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 import { formatMoney, moneyJson } from '../common/money/money';
+import { JsonNumberText } from '../common/money/json-body';
 import { numericColumnJson } from '../common/money/numeric-text';
 import { IsVisibleText } from '../common/text/visible-text';
 import type { AppConfig } from '../config/app-config';
@@ -78,6 +80,10 @@ export class LimitOverridesRequest {
 
   @ApiPropertyOptional({ type: 'integer', nullable: true, example: 10, description: 'null: back to the profile' })
   @IsOptional()
+  // Body numbers arrive as their source text (json-body.ts); a count is a plain integer.
+  @Transform(({ value }: { value: unknown }) =>
+    value instanceof JsonNumberText && /^-?\d{1,9}$/.test(value.source) ? Number(value.source) : value,
+  )
   @IsInt({ message: 'dailyCountMax must be an integer' })
   @Min(0)
   @Max(1_000_000)
