@@ -8,7 +8,6 @@ import { checkServicePrivileges } from './database-privileges';
 import { createDataSource, migrateExclusively } from './data-source';
 import { DiskFullWindow } from './disk-full-window';
 import { EmbeddedDatabase } from './embedded-postgres';
-import { limitsForEverySession } from '../limits/limits-session';
 import { createPgPool, PG_POOL } from './pg-pool';
 
 export interface OpenedDatabase {
@@ -53,7 +52,6 @@ export async function openDatabase(config: AppConfig, purpose: OpenPurpose = 'se
       await checkServicePrivileges(dataSource, config.nodeEnv === 'production', config.databaseAllowPrivileged, logger);
     }
     const pool = createPgPool(url, config.dbPoolSize, diskFull);
-    limitsForEverySession(pool, config);
     survivesConnectionLoss(pool, logger);
     survivesConnectionLoss((dataSource.driver as unknown as { master: Pool }).master, logger);
     return { dataSource, pool, embedded, diskFull };

@@ -1,5 +1,7 @@
+import { Inject, Injectable } from '@nestjs/common';
 import type { Pool } from 'pg';
-import type { AppConfig } from '../config/app-config';
+import { AppConfig } from '../config/app-config';
+import { PG_POOL } from '../database/pg-pool';
 
 /** What limits_settings.sql reads: the profile's limits, set on every connection of the service's pool. */
 export function limitsSettings(config: AppConfig): Record<string, unknown> {
@@ -15,11 +17,18 @@ export function limitsSettings(config: AppConfig): Record<string, unknown> {
 
 /**
  * A session setting rather than a table: each instance (and each test's own connection) enforces
- * its own configuration, and the money functions read it without a query. Set once per connection.
+ * its own configuration, and the money functions read it without a query. Set once per connection,
+ * queued before the first query the pool hands the connection out for. Registered while the
+ * application is being assembled, before anything has used the pool.
  */
-export function limitsForEverySession(pool: Pool, config: AppConfig): void {
-  const settings = JSON.stringify(limitsSettings(config));
-  pool.on('connect', (client) => {
-    client.query(`SELECT set_config('payments.limits', $1, false)`, [settings]).catch(() => undefined);
-  });
+@Injectable()
+export class LimitsSession {
+  constructor(@Inject(PG_POOL) pool: Pool, config: AppConfig) {
+    if (pool.totalCount > 0) throw new Error('The money pool was used before the limits were set on its sessions');
+    const settings = JSON.stringify(limitsSettings(config));
+    pool.on('connect', (client) => {
+      // A failure here is the connection's: its next query fails the same way and is answered as such.
+      client.query(`SELECT set_config('payments.limits', $1, false)`, [settings]).catch(() => undefined);
+    });
+  }
 }
