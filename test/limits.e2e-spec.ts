@@ -28,6 +28,11 @@ describe('limits and account controls over HTTP (LIMITS_PROFILE=npci, two instan
     await Promise.all(instances.map((t) => t.close()));
   });
   const [first, second] = [() => instances[0].api, () => instances[1].api];
+  const refusals = async (t: TestApp, limit: string) => {
+    const text = (await t.api.get('/actuator/prometheus')).text;
+    const line = text.split('\n').find((l) => l.startsWith(`payments_limit_refusals_total{limit="${limit}"}`));
+    return Number(line?.split(' ').pop());
+  };
 
   it('of 20 simultaneous transfers at the daily cap, across both instances, exactly the fitting ones pass', async () => {
     const [alice, bob] = await Promise.all([
@@ -55,6 +60,9 @@ describe('limits and account controls over HTTP (LIMITS_PROFILE=npci, two instan
     }
     expect(await balanceOf(db, bob.upiId)).toBe('1000.0000');
     expect(await balanceOf(db, alice.upiId)).toBe('99000.0000');
+    // Each refusal counted once, by the instance that decided it.
+    const counted = await Promise.all(instances.map((t) => refusals(t, 'daily-amount')));
+    expect(counted[0] + counted[1]).toBe(13);
   });
 
   it('replays a limit-exceeded answer under its key, byte for byte, on either instance', async () => {
@@ -125,6 +133,8 @@ describe('limits and account controls over HTTP (LIMITS_PROFILE=npci, two instan
     expectProblem(await act('freeze', { reason: 'x'.repeat(256) }), 422, 'validation-failed');
     const frozen = await act('freeze', { reason: 'Court order 117' });
     expect([frozen.status, frozen.body.frozen]).toEqual([200, true]);
+    const gauge = (await first().get('/actuator/prometheus')).text.match(/^payments_frozen_accounts (\d+)$/m);
+    expect(Number(gauge?.[1])).toBeGreaterThanOrEqual(1);
 
     const sending = await second().transfer(alice, bob.upiId, 1);
     expectProblem(sending, 422, 'account-frozen');

@@ -125,6 +125,8 @@ describe('dashboards and alert rules name only what the service exports', () => 
       'payments_rate_limit_rejections_total',
       'payments_login_failures_total',
       'payments_login_lockouts_total',
+      'payments_limit_refusals_total',
+      'payments_frozen_accounts',
     ]) {
       expect(metrics).toContain(metric);
     }
@@ -132,6 +134,7 @@ describe('dashboards and alert rules name only what the service exports', () => 
 
   it('the rules alert on 5xx ratio, p99, open circuits, outbox age, pool waiting and readiness', () => {
     expect(ruleQueries().map((q) => q.source)).toEqual([
+      'rule PaymentsLimitRefusalsHigh',
       'rule PaymentsHigh5xxRatio',
       'rule PaymentsTransferP99AboveTarget',
       'rule PaymentsCircuitOpen',

@@ -44,7 +44,13 @@ export class NewUserLimitsView {
 export class LimitsView {
   @ApiProperty({ type: 'number', example: 100000 }) perTransferMax: RawJson;
   @ApiProperty({ type: DailyLimitsView }) daily: DailyLimitsView;
-  @ApiProperty({ type: NewUserLimitsView, nullable: true }) newUser: NewUserLimitsView | null;
+  @ApiProperty({
+    type: NewUserLimitsView,
+    nullable: true,
+    description: 'The cooling period after registration; null once it is over or when the profile has none',
+    example: { until: '2026-11-25T09:00:00.000Z', amountMax: 5000, amountUsed: 1200 },
+  })
+  newUser: NewUserLimitsView | null;
   @ApiProperty({ example: false }) frozen: boolean;
 
   static of(row: LimitsRow, config: AppConfig): LimitsView {

@@ -5,6 +5,7 @@ import { ErrorCode } from '../common/errors/error-code';
 import { AppConfig } from '../config/app-config';
 import { type AdminActionName, recordAdminAction } from './admin-actions';
 import { type LimitsRow, LimitsView } from './limits.dto';
+import { LimitsMetrics } from './limits-metrics';
 
 export interface LimitOverrides {
   dailyAmountMax?: string | null;
@@ -25,6 +26,7 @@ export class LimitsService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
+    private readonly metrics: LimitsMetrics,
   ) {}
 
   async view(referenceId: string): Promise<{ upiId: string; referenceId: string; view: LimitsView } | null> {
@@ -77,6 +79,7 @@ export class LimitsService {
         [userId, frozen, reason],
       );
     });
+    await this.metrics.sample();
   }
 
   async actions(referenceId: string): Promise<AdminAction[] | null> {

@@ -1,10 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { problemFromOccurrence } from '../common/errors/problem-body';
 import { AppConfig } from '../config/app-config';
 import type { IdempotentAnswer, MovementResult, StoredOutcome } from '../idempotency/stored-outcome';
 import { limitDetail, limitMember } from '../limits/limit-problem';
+import { LimitsMetrics } from '../limits/limits-metrics';
 import { TransactionResponse, type TransactionFields } from './transaction.dto';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -32,7 +33,10 @@ type MovementOutcomeCode =
  */
 @Injectable()
 export class OutcomeRenderer {
-  constructor(private readonly config: AppConfig) {}
+  constructor(
+    private readonly config: AppConfig,
+    @Optional() private readonly limits?: LimitsMetrics,
+  ) {}
 
   render({ outcome, replayed }: MovementResult): IdempotentAnswer {
     const data = outcome.data ?? {};
@@ -80,8 +84,10 @@ export class OutcomeRenderer {
           replayed,
         );
       case 'limit-exceeded':
+        if (!replayed) this.limits?.refused(limitMember(data).limit.name as string);
         return this.problem(outcome, ErrorCode.LimitExceeded, limitDetail(data), replayed, limitMember(data));
       case 'account-frozen':
+        if (!replayed) this.limits?.refused('account-frozen');
         return this.problem(
           outcome,
           ErrorCode.AccountFrozen,
