@@ -1,3 +1,4 @@
+import { type AdminActionsAudit, auditAdminActions } from './admin-actions-audit';
 import type { ClientBase } from 'pg';
 import { Money, moneyJson } from '../common/money/money';
 
@@ -50,6 +51,7 @@ export interface AuditReport {
   unbalancedTransactions: UnbalancedTransaction[];
   orphans: Orphan[];
   counts: { brokenEntries: number; brokenAccounts: number; unbalancedTransactions: number; orphans: number };
+  adminActionsLog: AdminActionsAudit;
 }
 
 const SIGNED = `CASE l.entry_type WHEN 'CREDIT' THEN l.amount ELSE -l.amount END`;
@@ -138,8 +140,12 @@ export async function auditLedger(db: ClientBase): Promise<AuditReport> {
     const orphans = await findings<Orphan>(db, ORPHANS);
     const totals = (await db.query<{ accounts: number; entries: number; globalSum: string }>(TOTALS)).rows[0];
     const globalZero = new Money(totals.globalSum).eq(0);
+    const adminActionsLog = await auditAdminActions(db);
     return {
-      ok: globalZero && entries.count + accounts.count + transactions.count + orphans.count === 0,
+      ok:
+        globalZero &&
+        adminActionsLog.appendOnly &&
+        entries.count + accounts.count + transactions.count + orphans.count === 0,
       checkedAt: new Date().toISOString(),
       accounts: totals.accounts,
       entries: totals.entries,
@@ -154,6 +160,7 @@ export async function auditLedger(db: ClientBase): Promise<AuditReport> {
         unbalancedTransactions: transactions.count,
         orphans: orphans.count,
       },
+      adminActionsLog,
     };
   } finally {
     await db.query('COMMIT');

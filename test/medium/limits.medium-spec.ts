@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { connectTestDatabase } from '../support/db';
+import { auditLedger } from '../../src/audit/ledger-audit';
+import { connectTestDatabase, withClient, withScratchDatabase } from '../support/db';
 import { type MediumUser, newUser, transferBatch, transferFunds } from './support/factories';
 
 /**
@@ -178,5 +179,22 @@ describe('limits in the money transaction', () => {
     await expect(db.query(`TRUNCATE admin_actions`)).rejects.toThrow(/append-only: TRUNCATE/);
     const { rows } = await db.query(`SELECT reason FROM admin_actions WHERE user_id = $1`, [alice.id]);
     expect(rows).toEqual([{ reason: 'medium' }]);
+  });
+});
+
+describe('the admin actions log in the audit', () => {
+  it('is ok with the append-only guard on, and a finding once the guard is disabled', async () => {
+    await withScratchDatabase(async (url) => {
+      await withClient(url, async (client) => {
+        await client.query(
+          `INSERT INTO admin_actions (user_id, action, admin_upi_id) VALUES (1, 'LIMITS', 'a@medium')`,
+        );
+        const clean = await auditLedger(client);
+        expect([clean.ok, clean.adminActionsLog]).toEqual([true, { appendOnly: true, actions: 1 }]);
+        await client.query(`ALTER TABLE admin_actions DISABLE TRIGGER tr_admin_actions_append_only`);
+        const open = await auditLedger(client);
+        expect([open.ok, open.adminActionsLog]).toEqual([false, { appendOnly: false, actions: 1 }]);
+      });
+    });
   });
 });
