@@ -11,6 +11,7 @@ import { LeanMoneyMovements1764001100000 } from './1764001100000-lean-money-move
 import { AdminGrantsAndLockouts1764002000000 } from './1764002000000-admin-grants-and-lockouts';
 import { Webhooks1764005000000 } from './1764005000000-webhooks';
 import { TamperEvidentTransactions1764003500000 } from './1764003500000-tamper-evident-transactions';
+import { LimitsAndFreezes1764007000000 } from './1764007000000-limits-and-freezes';
 import { PaymentRequests1764008000000 } from './1764008000000-payment-requests';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests load the same set. */
@@ -28,5 +29,6 @@ export const MIGRATIONS = [
   AdminGrantsAndLockouts1764002000000,
   TamperEvidentTransactions1764003500000,
   Webhooks1764005000000,
+  LimitsAndFreezes1764007000000,
   PaymentRequests1764008000000,
 ];

@@ -21,6 +21,7 @@ import { StatementsModule } from './statements/statements.module';
 import { TransactionsModule } from './transactions/transactions.module';
 import { TreasuryModule } from './treasury/treasury.module';
 import { UsersModule } from './users/users.module';
+import { LimitsModule } from './limits/limits.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({})
@@ -47,6 +48,7 @@ export class AppModule {
         StatementsModule,
         WebhooksModule,
         PaymentRequestsModule,
+        LimitsModule,
         ActuatorModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: ProblemFilter }],

@@ -137,6 +137,7 @@ describe('the ledger audit', () => {
       orphans: [],
       brokenTransactions: [],
       counts: { brokenEntries: 0, brokenAccounts: 0, unbalancedTransactions: 0, orphans: 0, brokenTransactions: 0 },
+      adminActionsLog: { appendOnly: true, actions: expect.any(Number) },
     });
     expect(response.text).toContain('"globalSum":0.0000');
     // Two openings (the admin's is zero), 4 transfers, 1 deposit, 1 reversal: 2 entries each.

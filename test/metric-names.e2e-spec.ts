@@ -125,12 +125,14 @@ describe('dashboards and alert rules name only what the service exports', () => 
       'payments_rate_limit_rejections_total',
       'payments_login_failures_total',
       'payments_login_lockouts_total',
+      'payments_limit_refusals_total',
+      'payments_frozen_accounts',
     ]) {
       expect(metrics).toContain(metric);
     }
   });
 
-  it('the rules alert on 5xx ratio, p99, circuits, outbox age, pool waiting, readiness, the target, runtime, integrity and logins', () => {
+  it('the rules alert on 5xx ratio, p99, circuits, outbox age, pool waiting, readiness, the target, runtime, integrity, logins, webhooks and limits', () => {
     expect(
       ruleQueries()
         .map((q) => q.source)
@@ -154,6 +156,7 @@ describe('dashboards and alert rules name only what the service exports', () => 
         'rule PaymentsLoginFailuresHigh',
         'rule PaymentsLoginLockouts',
         'rule PaymentsWebhookDeliveryStale',
+        'rule PaymentsLimitRefusalsHigh',
       ].sort(),
     );
   });

@@ -1,3 +1,4 @@
+import { type AdminActionsAudit, auditAdminActions } from './admin-actions-audit';
 import type { ClientBase } from 'pg';
 import { Money, moneyJson } from '../common/money/money';
 import { BROKEN_TRANSACTIONS, type BrokenTransaction } from './transaction-audit';
@@ -58,6 +59,7 @@ export interface AuditReport {
     orphans: number;
     brokenTransactions: number;
   };
+  adminActionsLog: AdminActionsAudit;
 }
 
 const SIGNED = `CASE l.entry_type WHEN 'CREDIT' THEN l.amount ELSE -l.amount END`;
@@ -148,8 +150,12 @@ export async function auditLedger(db: ClientBase): Promise<AuditReport> {
     const broken = await findings<BrokenTransaction>(db, BROKEN_TRANSACTIONS);
     const totals = (await db.query<{ accounts: number; entries: number; globalSum: string }>(TOTALS)).rows[0];
     const globalZero = new Money(totals.globalSum).eq(0);
+    const adminActionsLog = await auditAdminActions(db);
     return {
-      ok: globalZero && entries.count + accounts.count + transactions.count + orphans.count + broken.count === 0,
+      ok:
+        globalZero &&
+        adminActionsLog.appendOnly &&
+        entries.count + accounts.count + transactions.count + orphans.count + broken.count === 0,
       checkedAt: new Date().toISOString(),
       accounts: totals.accounts,
       entries: totals.entries,
@@ -166,6 +172,7 @@ export async function auditLedger(db: ClientBase): Promise<AuditReport> {
         orphans: orphans.count,
         brokenTransactions: broken.count,
       },
+      adminActionsLog,
     };
   } finally {
     await db.query('COMMIT');

@@ -2,6 +2,7 @@ import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } fro
 import { DataSource } from 'typeorm';
 import { ROLE_ADMIN, ROLE_USER } from '../access/authenticated-user';
 import { AppConfig } from '../config/app-config';
+import { recordAdminAction } from '../limits/admin-actions';
 
 /** How often each instance reads the grants made elsewhere (the README's bound for a revocation). */
 export const GRANTS_REFRESH_MS = 1000;
@@ -154,6 +155,13 @@ export async function setRoleIn(
       granted ? 'GRANT_ROLE' : 'REVOKE_ROLE',
       actor,
     ]);
+    await recordAdminAction(query, {
+      userId: user.id,
+      action: granted ? 'GRANT_ROLE' : 'REVOKE_ROLE',
+      adminUpiId: actor,
+      reason: null,
+      details: { role },
+    });
   }
   return { outcome, upiId: user.upi_id, referenceId: user.reference_id };
 }

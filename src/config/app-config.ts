@@ -68,6 +68,16 @@ export class AppConfig {
   readonly transferBatchMaxSize: number;
   /** Batch calls in flight at once; transfers arriving while all are busy form the next batch. */
   readonly transferBatchesInFlight: number;
+  // Limits and account controls (README "Limits and controls").
+  /** IANA zone whose calendar days the daily limits count. */
+  readonly businessTimeZone: string;
+  readonly limitsProfile: 'none' | 'npci';
+  /** Decimal texts with at most 4 places; undefined: the limit does not apply. */
+  readonly transferAmountMax: string;
+  readonly transferDailyAmountMax: string | undefined;
+  readonly transferDailyCountMax: number | undefined;
+  readonly newUserPeriodHours: number;
+  readonly newUserAmountMax: string | undefined;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -151,6 +161,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     databaseAllowPrivileged: reader.boolean('DATABASE_ALLOW_PRIVILEGED', false),
     transferBatchMaxSize: reader.integer('TRANSFER_BATCH_MAX_SIZE', 64, 1, 1000),
     transferBatchesInFlight: reader.integer('TRANSFER_BATCHES_IN_FLIGHT', 2, 1, 100),
+    ...limitsConfig(reader, env, problems),
   };
   // DATA_DIR matters only when it holds something: the embedded database or the generated JWT secret.
   const dataDirProblem = !databaseUrl || !env.JWT_SECRET ? privateDirectoryProblem(dataDir) : undefined;
@@ -161,6 +172,39 @@ export function loadConfig(env: Env = process.env): AppConfig {
 
   if (problems.length > 0) throw new ConfigError(problems);
   return new AppConfig(config);
+}
+
+/** LIMITS_PROFILE and its limits: `npci` sets NPCI's P2P limits, each variable overrides one. */
+function limitsConfig(reader: EnvReader, env: Env, problems: string[]) {
+  const profile = reader.oneOf('LIMITS_PROFILE', 'none', ['none', 'npci']) as 'none' | 'npci';
+  const npci = profile === 'npci';
+  const businessTimeZone = reader.string('BUSINESS_TIME_ZONE', 'Asia/Kolkata').trim();
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: businessTimeZone });
+  } catch {
+    problems.push(`BUSINESS_TIME_ZONE must be an IANA time zone such as Asia/Kolkata, got "${businessTimeZone}"`);
+  }
+  const optionalDecimal = (name: string, fallback: string | undefined) =>
+    env[name]?.trim() ? reader.decimal(name, '0') : fallback;
+  const transferAmountMax = reader.decimal('TRANSFER_AMOUNT_MAX', npci ? '100000' : '1000000');
+  if (Number(transferAmountMax) > 1_000_000 || Number(transferAmountMax) < 0.01) {
+    problems.push(
+      `TRANSFER_AMOUNT_MAX must be between 0.01 and 1000000 (the spec's maximum), got ${transferAmountMax}`,
+    );
+  }
+  return {
+    businessTimeZone,
+    limitsProfile: profile,
+    transferAmountMax,
+    transferDailyAmountMax: optionalDecimal('TRANSFER_DAILY_AMOUNT_MAX', npci ? '100000' : undefined),
+    transferDailyCountMax: env.TRANSFER_DAILY_COUNT_MAX?.trim()
+      ? reader.integer('TRANSFER_DAILY_COUNT_MAX', 0, 0, 1_000_000)
+      : npci
+        ? 20
+        : undefined,
+    newUserPeriodHours: reader.integer('NEW_USER_PERIOD_HOURS', npci ? 24 : 0, 0, 24 * 365),
+    newUserAmountMax: optionalDecimal('NEW_USER_AMOUNT_MAX', npci ? '5000' : undefined),
+  };
 }
 
 /** The development bootstrap of ROLE_ADMIN; production grants admins explicitly, so a list there is refused. */

@@ -36,6 +36,20 @@ export class ProblemDetail {
     example: { amount: 'amount must be at least 0.01' },
   })
   errors?: Record<string, string>;
+  @ApiPropertyOptional({
+    description:
+      'limit-exceeded only: the limit, its maximum, what is used and remains (amounts, or a count), and when it resets',
+    type: 'object',
+    required: ['name', 'max', 'used', 'remaining', 'resetsAt'],
+    properties: {
+      name: { type: 'string', enum: ['daily-amount', 'daily-count', 'new-user-amount'] },
+      max: { type: 'number' },
+      used: { type: 'number' },
+      remaining: { type: 'number' },
+      resetsAt: { type: 'string', format: 'date-time' },
+    },
+  })
+  limit?: Record<string, unknown>;
 }
 
 const STATUS_HINTS: Record<number, string> = {

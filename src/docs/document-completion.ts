@@ -139,6 +139,7 @@ function completeProblems(media: Json, status: number, at: { errorsBaseUrl: stri
       timestamp: EXAMPLE_TIME,
       requestId: EXAMPLE_REQUEST_ID,
       ...(value.errors ? { errors: value.errors } : {}),
+      ...(value.limit ? { limit: value.limit } : {}),
     };
   }
 }

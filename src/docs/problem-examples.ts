@@ -7,6 +7,8 @@ export interface ProblemExample {
   status: number;
   detail: string;
   errors?: Record<string, string>;
+  /** limit-exceeded only (src/limits). */
+  limit?: { name: string; max: number; used: number; remaining: number; resetsAt: string };
 }
 
 /** What a status means when an operation does not name the exact problems it answers with. */
@@ -54,6 +56,15 @@ const DETAILS: Partial<Record<string, Omit<ProblemExample, 'slug' | 'title' | 's
   },
   [ErrorCode.ReversalExceedsRemaining]: {
     detail: 'The reversal of 60.0000 exceeds the 40.2500 that remains reversible',
+  },
+  [ErrorCode.LimitExceeded]: {
+    detail:
+      'This transfer would exceed the daily amount limit of 100000.0000 (used 65000.0000, remaining 35000.0000); ' +
+      'it resets at 2026-11-24T18:30:00.000Z',
+    limit: { name: 'daily-amount', max: 100000, used: 65000, remaining: 35000, resetsAt: '2026-11-24T18:30:00.000Z' },
+  },
+  [ErrorCode.AccountFrozen]: {
+    detail: "The sender's account is frozen: it can neither send nor receive money",
   },
   [ErrorCode.NotReversible]: { detail: 'Only a TRANSFER can be reversed; this transaction is a DEPOSIT' },
   [ErrorCode.IdempotencyKeyMissing]: { detail: 'The Idempotency-Key header is required' },

@@ -1,9 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { problemFromOccurrence } from '../common/errors/problem-body';
 import { AppConfig } from '../config/app-config';
 import type { IdempotentAnswer, MovementResult, StoredOutcome } from '../idempotency/stored-outcome';
+import { limitDetail, limitMember } from '../limits/limit-problem';
+import { LimitsMetrics } from '../limits/limits-metrics';
 import { TransactionResponse, type TransactionFields } from './transaction.dto';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -20,6 +22,8 @@ type MovementOutcomeCode =
   | 'not-transaction-receiver'
   | 'not-reversible'
   | 'reversal-exceeds-remaining'
+  | 'limit-exceeded'
+  | 'account-frozen'
   | 'key-reused'
   | 'legacy';
 
@@ -30,7 +34,10 @@ type MovementOutcomeCode =
  */
 @Injectable()
 export class OutcomeRenderer {
-  constructor(private readonly config: AppConfig) {}
+  constructor(
+    private readonly config: AppConfig,
+    @Optional() private readonly limits?: LimitsMetrics,
+  ) {}
 
   render({ outcome, replayed }: MovementResult): IdempotentAnswer {
     const data = outcome.data ?? {};
@@ -84,6 +91,17 @@ export class OutcomeRenderer {
           `The reversal of ${String(data.requested)} exceeds the ${String(data.remaining)} that remains reversible`,
           replayed,
         );
+      case 'limit-exceeded':
+        if (!replayed) this.limits?.refused(limitMember(data).limit.name as string);
+        return this.problem(outcome, ErrorCode.LimitExceeded, limitDetail(data), replayed, limitMember(data));
+      case 'account-frozen':
+        if (!replayed) this.limits?.refused('account-frozen');
+        return this.problem(
+          outcome,
+          ErrorCode.AccountFrozen,
+          `The ${String(data.side)}'s account is frozen: it can neither send nor receive money`,
+          replayed,
+        );
       case 'key-reused':
         // Not a stored answer: the problem is about this request, so it is rendered fresh.
         throw new ApiError(
@@ -97,7 +115,13 @@ export class OutcomeRenderer {
     }
   }
 
-  private problem(outcome: StoredOutcome, code: ErrorCode, detail: string, replayed: boolean): IdempotentAnswer {
+  private problem(
+    outcome: StoredOutcome,
+    code: ErrorCode,
+    detail: string,
+    replayed: boolean,
+    members: Record<string, unknown> = {},
+  ): IdempotentAnswer {
     const body = problemFromOccurrence(this.config.errorsBaseUrl, code, detail, {
       instance: outcome.instance ?? '',
       timestamp: outcome.at ?? '',
@@ -106,7 +130,7 @@ export class OutcomeRenderer {
     return {
       status: body.status,
       contentType: PROBLEM_TYPE,
-      body: JSON.stringify(body),
+      body: JSON.stringify({ ...body, ...members }),
       headers: {},
       replayed,
       problemType: code,

@@ -73,6 +73,7 @@ export class ReversalsController {
     ErrorCode.ReversalExceedsRemaining,
     ErrorCode.NotReversible,
     ErrorCode.InsufficientBalance,
+    ErrorCode.AccountFrozen,
     ErrorCode.RateLimitExceeded,
     503,
   )

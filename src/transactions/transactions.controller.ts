@@ -65,6 +65,8 @@ export class TransactionsController {
     415,
     ErrorCode.ValidationFailed,
     ErrorCode.InsufficientBalance,
+    ErrorCode.LimitExceeded,
+    ErrorCode.AccountFrozen,
     429,
     503,
   )

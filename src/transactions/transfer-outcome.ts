@@ -3,7 +3,13 @@ import type { MovementResult, StoredOutcome } from '../idempotency/stored-outcom
 
 /** What transfer_funds decides for a transfer (and stores under its key). */
 export type TransferDecision =
-  'completed' | 'self-transfer' | 'user-not-found' | 'insufficient-balance' | 'payment-request-not-open';
+  | 'completed'
+  | 'self-transfer'
+  | 'user-not-found'
+  | 'insufficient-balance'
+  | 'payment-request-not-open'
+  | 'limit-exceeded'
+  | 'account-frozen';
 
 /**
  * Every code a transfer's database call answers: a decision, or from a replay key-reused (another
@@ -26,4 +32,6 @@ export const TRANSFER_RESPONSE_STATUS: Record<TransferDecision, number> = {
   'user-not-found': ERROR_DESCRIPTORS[ErrorCode.UserNotFound].status,
   'insufficient-balance': ERROR_DESCRIPTORS[ErrorCode.InsufficientBalance].status,
   'payment-request-not-open': ERROR_DESCRIPTORS[ErrorCode.PaymentRequestNotOpen].status,
+  'limit-exceeded': ERROR_DESCRIPTORS[ErrorCode.LimitExceeded].status,
+  'account-frozen': ERROR_DESCRIPTORS[ErrorCode.AccountFrozen].status,
 };

@@ -4,6 +4,8 @@ import type { AuthenticatedUser } from '../access/authenticated-user';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { formatMoney } from '../common/money/money';
+import { AppConfig } from '../config/app-config';
+import { assertTransferAmountMax } from '../limits/transfer-amount-max';
 import { requestHash } from '../idempotency/idempotency-key';
 import { IdempotencyStore } from '../idempotency/idempotency.store';
 import type { AnswerContext, IdempotentAnswer, MovementResult } from '../idempotency/stored-outcome';
@@ -35,6 +37,7 @@ export class TransferService {
     private readonly upiVerification: UpiVerificationService,
     private readonly renderer: OutcomeRenderer,
     private readonly outbox: OutboxRelay,
+    private readonly config: AppConfig,
   ) {}
 
   async transfer({
@@ -44,6 +47,7 @@ export class TransferService {
     context,
     paymentRequestReferenceId,
   }: TransferCommand): Promise<IdempotentAnswer> {
+    assertTransferAmountMax(request.amount, this.config.transferAmountMax);
     const amount = formatMoney(request.amount);
     const note = request.note ?? null;
     const owner = caller.upiId.toLowerCase();

@@ -54,6 +54,7 @@ export class DepositsController {
     ErrorCode.IdempotencyKeyInFlight,
     415,
     ErrorCode.ValidationFailed,
+    ErrorCode.AccountFrozen,
     ErrorCode.RateLimitExceeded,
     503,
   )

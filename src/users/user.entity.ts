@@ -12,6 +12,8 @@ export enum AccountKind {
 @Check('ck_users_kind', `"kind" IN ('USER', 'TREASURY')`)
 // Case-insensitive uniqueness lives in the migration as an expression index on lower(upi_id).
 @Index('uq_users_upi_id_lower', { synchronize: false })
+// The frozen accounts (src/limits), a partial index the migration owns.
+@Index('ix_users_frozen', { synchronize: false })
 export class User {
   @PrimaryGeneratedColumn('identity', {
     type: 'bigint',
@@ -49,6 +51,13 @@ export class User {
   /** Hash of this account's newest ledger entry (the head of its chain); written by the movements. */
   @Column({ name: 'last_entry_hash', type: 'char', length: 64, nullable: true, select: false })
   lastEntryHash?: string | null;
+
+  /** Set by an admin's freeze (src/limits): the money functions read it from the locked row. */
+  @Column({ name: 'frozen_at', type: 'timestamptz', nullable: true, select: false })
+  frozenAt?: Date | null;
+
+  @Column({ name: 'frozen_reason', type: 'varchar', length: 255, nullable: true, select: false })
+  frozenReason?: string | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
   createdAt: Date;

@@ -66,7 +66,11 @@ BEGIN
     v_now := date_trunc('milliseconds', clock_timestamp());
     v_at := iso_millis(v_now);
 
-    IF v_payer.balance < v_amount THEN
+    IF v_payer.frozen_at IS NOT NULL OR v_payee.frozen_at IS NOT NULL THEN
+      v_code := 'account-frozen'; -- src/limits: a frozen account neither sends nor receives
+      v_status := 422;
+      v_data := jsonb_build_object('side', CASE WHEN v_payer.frozen_at IS NOT NULL THEN 'sender' ELSE 'receiver' END);
+    ELSIF v_payer.balance < v_amount THEN
       v_code := 'insufficient-balance';
       v_status := 422;
       v_data := jsonb_build_object('available', v_payer.balance::text, 'required', v_amount::text);

@@ -35,6 +35,8 @@ DECLARE
   v_at text := iso_millis(v_now);
   v_code text;
   v_data jsonb := '{}';
+  v_limits jsonb; -- src/limits/sql: freezes and limits, read from the rows locked here
+  v_refusal jsonb;
 BEGIN
   -- The key rules (idempotency_claim.sql): answer what a finished twin answered, or go on holding the key.
   SELECT * INTO v_claim FROM idempotency_claim(p_owner, p_idempotency_key, p_request_hash, v_now);
@@ -62,10 +64,15 @@ BEGIN
       v_receiver := v_locked_first;
     END IF;
 
+    v_limits := limits_begin(ARRAY[v_sender.id, v_receiver.id], v_now);
+    v_refusal := limits_refusal(v_limits, v_sender.id, v_receiver.id, p_amount);
     IF v_receiver.id IS NULL OR v_sender.id IS NULL THEN
       v_code := 'user-not-found';
       v_data := jsonb_build_object('upiId',
         CASE WHEN v_receiver.id IS NULL THEN p_receiver_upi_id ELSE p_sender_upi_id END);
+    ELSIF v_refusal IS NOT NULL THEN
+      v_code := v_refusal->>'code';
+      v_data := v_refusal->'data';
     ELSIF v_sender.balance < p_amount THEN
       v_code := 'insufficient-balance';
       v_data := jsonb_build_object('available', v_sender.balance::text, 'required', p_amount::text);
@@ -107,6 +114,7 @@ BEGIN
         to_json(v_sender.upi_id)::text, to_json(v_receiver.upi_id)::text, p_amount, coalesce(to_json(p_note)::text, 'null'),
         payment_request_event_field(p_context)), v_now);
 
+      PERFORM limits_finish(limits_count(v_limits, v_sender.id, p_amount)) WHERE v_limits IS NOT NULL;
       v_code := 'completed';
       -- Ids and amounts as text: they are rendered exactly, never through a float.
       v_data := jsonb_build_object(

@@ -67,6 +67,8 @@ DECLARE
   e_before numeric[] := '{}';
   e_after numeric[] := '{}';
   e_hash text[] := '{}';
+  v_limits jsonb; -- src/limits/sql: freezes and limits, running per sender through the batch
+  v_refusal jsonb;
 BEGIN
   FOR v_claim IN SELECT * FROM idempotency_claim_batch(p_owner, p_idempotency_key, p_request_hash) LOOP
     v_replay := v_replay || v_claim.replay;
@@ -88,6 +90,7 @@ BEGIN
   -- One time for the batch, taken once its accounts are locked: entries carry commit order.
   v_now := date_trunc('milliseconds', clock_timestamp());
   v_at := iso_millis(v_now);
+  v_limits := limits_begin(a_id, v_now);
 
   FOR i IN 1 .. v_count LOOP
     v_outcome := v_outcome || NULL::jsonb;
@@ -113,6 +116,10 @@ BEGIN
       v_code := 'user-not-found';
       v_data := jsonb_build_object('upiId',
         CASE WHEN v_receiver IS NULL THEN p_receiver_upi_id[i] ELSE p_sender_upi_id[i] END);
+    ELSIF v_limits IS NOT NULL AND limits_refusal(v_limits, a_id[v_sender], a_id[v_receiver], v_amount) IS NOT NULL THEN
+      v_refusal := limits_refusal(v_limits, a_id[v_sender], a_id[v_receiver], v_amount);
+      v_code := v_refusal->>'code';
+      v_data := v_refusal->'data';
     ELSIF a_balance[v_sender] < v_amount THEN
       v_code := 'insufficient-balance';
       v_data := jsonb_build_object('available', a_balance[v_sender]::numeric(19,4)::text, 'required', v_amount::text);
@@ -146,6 +153,7 @@ BEGIN
       a_hash[v_receiver] := v_receiver_hash;
       a_moves[v_sender] := a_moves[v_sender] + 1;
       a_moves[v_receiver] := a_moves[v_receiver] + 1;
+      v_limits := CASE WHEN v_limits IS NULL THEN NULL ELSE limits_count(v_limits, a_id[v_sender], v_amount) END;
       -- Ids and amounts as text: they are rendered exactly, never through a float.
       v_data := jsonb_build_object(
         'transactionId', v_transaction_id::text, 'referenceId', p_reference_id[i],
@@ -188,6 +196,7 @@ BEGIN
   FROM unnest(t_id, t_item, t_sender, t_receiver) WITH ORDINALITY AS t(id, i, sender, receiver, n)
   ORDER BY t.n;
 
+  PERFORM limits_finish(v_limits) WHERE v_limits IS NOT NULL;
   IF cardinality(f_owner) > 0 THEN
     PERFORM idempotency_finish_batch(f_owner, f_key, f_hash, f_outcome, p_response_status);
   END IF;

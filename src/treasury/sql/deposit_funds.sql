@@ -33,6 +33,10 @@ BEGIN
     v_code := 'user-not-found';
     v_status := 404;
     v_data := jsonb_build_object('upiId', p_upi_id);
+  ELSIF v_user.frozen_at IS NOT NULL THEN
+    v_code := 'account-frozen'; -- src/limits: a frozen account neither sends nor receives
+    v_status := 422;
+    v_data := '{"side": "receiver"}';
   ELSE
     -- The sender is the treasury (row 0 stands for it); its DEBITs name the rows that issued it.
     -- Stamp the movement once its accounts are locked: an account's entries then carry times in

@@ -1,0 +1,17 @@
+import { Global, Module } from '@nestjs/common';
+import { LimitsController } from './limits.controller';
+import { LimitsMetrics, limitsMetricProviders } from './limits-metrics';
+import { LimitsService } from './limits.service';
+import { LimitsSession } from './limits-session';
+
+/**
+ * Limits and account controls (README "Limits and controls"): enforced in the money SQL, viewed and
+ * set here. Global so that the one outcome renderer can count refusals.
+ */
+@Global()
+@Module({
+  controllers: [LimitsController],
+  providers: [LimitsService, LimitsSession, LimitsMetrics, ...limitsMetricProviders],
+  exports: [LimitsService, LimitsMetrics],
+})
+export class LimitsModule {}
