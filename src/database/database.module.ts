@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { BootError, databaseUrlFailure, dataDirFailure } from '../boot/boot-failure';
 import { pgErrorCode } from '../common/errors/postgres-errors';
 import { AppConfig } from '../config/app-config';
+import { limitsStartupOption } from '../config/limits-settings';
 import { checkServicePrivileges } from './database-privileges';
 import { isPlannedShutdown } from '../common/logging';
 import { createDataSource, migrateExclusively } from './data-source';
@@ -53,7 +54,8 @@ export async function openDatabase(config: AppConfig, purpose: OpenPurpose = 'se
     if (purpose === 'serve' && config.databaseUrl) {
       await checkServicePrivileges(dataSource, config.nodeEnv === 'production', config.databaseAllowPrivileged, logger);
     }
-    const pool = createPgPool(url, config.dbPoolSize, diskFull);
+    // The money functions read the limits from the session (src/config/limits-settings.ts).
+    const pool = createPgPool(url, config.dbPoolSize, diskFull, limitsStartupOption(config));
     survivesConnectionLoss(pool, logger);
     survivesConnectionLoss((dataSource.driver as unknown as { master: Pool }).master, logger);
     return { dataSource, pool, embedded, diskFull };

@@ -8,9 +8,10 @@ import { type DiskFullWindow, faultObservingClient } from './disk-full-window';
  */
 export const PG_POOL = Symbol('PG_POOL');
 
-export function createPgPool(url: string, size: number, faults?: DiskFullWindow): Pool {
+export function createPgPool(url: string, size: number, faults?: DiskFullWindow, options?: string): Pool {
   return new Pool({
     connectionString: url,
+    ...(options ? { options } : {}),
     max: size,
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 5_000,

@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from '../config/app-config';
-import { limitsSettings } from './limits-session';
+import { limitsSettings } from '../config/limits-settings';
 
 const base = { JWT_SECRET: 'unit-test-secret-of-at-least-32-bytes!!', DATABASE_URL: 'postgres://x@127.0.0.1/db' };
 

@@ -2,7 +2,6 @@ import { Global, Module } from '@nestjs/common';
 import { LimitsController } from './limits.controller';
 import { LimitsMetrics, limitsMetricProviders } from './limits-metrics';
 import { LimitsService } from './limits.service';
-import { LimitsSession } from './limits-session';
 
 /**
  * Limits and account controls (README "Limits and controls"): enforced in the money SQL, viewed and
@@ -11,7 +10,7 @@ import { LimitsSession } from './limits-session';
 @Global()
 @Module({
   controllers: [LimitsController],
-  providers: [LimitsService, LimitsSession, LimitsMetrics, ...limitsMetricProviders],
+  providers: [LimitsService, LimitsMetrics, ...limitsMetricProviders],
   exports: [LimitsService, LimitsMetrics],
 })
 export class LimitsModule {}
