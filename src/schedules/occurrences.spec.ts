@@ -43,9 +43,7 @@ describe('scheduled transfer occurrences', () => {
       '2026-03-31T04:30:00.000Z',
       '2026-04-30T04:30:00.000Z',
     ]);
-    expect(iso(nextOccurrenceAfter(monthly, at('2026-02-28T04:30:00.000Z'), KOLKATA))).toBe(
-      '2026-03-31T04:30:00.000Z',
-    );
+    expect(iso(nextOccurrenceAfter(monthly, at('2026-02-28T04:30:00.000Z'), KOLKATA))).toBe('2026-03-31T04:30:00.000Z');
   });
 
   it('runs MONTHLY on the 31st on 29 February in a leap year, and a leap day start yearly-safe', () => {

@@ -1,0 +1,98 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Interval } from '@nestjs/schedule';
+import type { Pool } from 'pg';
+import { AppConfig } from '../config/app-config';
+import { PG_POOL } from '../database/pg-pool';
+import { nextOccurrenceAfter } from './occurrences';
+import { RunExecutor, RunNotFinished } from './run-executor';
+import { type InstructionStatus, type NewRun, ScheduledTransfersRepository } from './scheduled-transfers.repository';
+
+const TICK_MS = 1000;
+/** Instructions this process runs at once; each holds one connection for its claim and borrows one for its transfer. */
+const LANES = 4;
+/** A run later than this (the service was down) is recorded MISSED instead of moving money. */
+export const CATCH_UP_WINDOW_MS = 24 * 3_600_000;
+
+/**
+ * Runs due standing instructions. A lane claims one due instruction (FOR UPDATE SKIP LOCKED), runs
+ * its occurrence as a transfer, records the run and moves the instruction to its next occurrence,
+ * then commits, all while holding the row lock: two instances never run the same occurrence, and a
+ * process that dies mid-run leaves the instruction due, so whoever claims it next runs the
+ * occurrence again under the same Idempotency-Key and records what the first attempt did.
+ */
+@Injectable()
+export class ScheduledTransferRunner implements OnApplicationShutdown {
+  private readonly logger = new Logger('ScheduledTransfers');
+  private pumping: Promise<void> | undefined;
+  private stopped = false;
+  private failing = false;
+
+  constructor(
+    @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly repository: ScheduledTransfersRepository,
+    private readonly executor: RunExecutor,
+    private readonly config: AppConfig,
+  ) {}
+
+  @Interval('scheduled-transfers', TICK_MS)
+  tick(): void {
+    if (this.stopped || this.pumping) return;
+    this.pumping = Promise.all(Array.from({ length: LANES }, () => this.drain())).then(
+      () => (this.pumping = undefined),
+    );
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    await this.pumping;
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (!this.stopped && (await this.runNext())) this.failing = false;
+    } catch (error) {
+      // Once per outage, not every tick: the run stays due and is tried again.
+      if (!this.failing)
+        this.logger.warn({ msg: 'Running scheduled transfers failed; retrying', error: String(error) });
+      this.failing = true;
+    }
+  }
+
+  /** Claims and runs one due occurrence; false when nothing is due. */
+  private async runNext(): Promise<boolean> {
+    const client = await this.pool.connect();
+    let released = false;
+    try {
+      await client.query('BEGIN');
+      const instruction = await this.repository.claimDue(client);
+      if (!instruction) {
+        await client.query('COMMIT');
+        return false;
+      }
+      const dueAt = instruction.nextRunAt!;
+      const run: NewRun =
+        instruction.lateMs >= CATCH_UP_WINDOW_MS ? { status: 'MISSED' } : await this.executor.run(instruction, dueAt);
+      const occurrences = instruction.occurrences + 1;
+      const nextRunAt =
+        instruction.maxOccurrences !== null && occurrences >= instruction.maxOccurrences
+          ? null
+          : nextOccurrenceAfter(instruction, dueAt, this.config.businessTimeZone);
+      const status: InstructionStatus = nextRunAt === null ? 'COMPLETED' : 'ACTIVE';
+      await this.repository.recordRun(client, instruction.id, dueAt, run, { nextRunAt, status });
+      await client.query('COMMIT');
+      return true;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      // A run that must stay due ends this lane's turn; the next tick tries again.
+      if (error instanceof RunNotFinished) {
+        this.logger.warn({ msg: 'A scheduled transfer run will be tried again', error: error.message });
+        return false;
+      }
+      client.release(error as Error);
+      released = true;
+      throw error;
+    } finally {
+      if (!released) client.release();
+    }
+  }
+}
