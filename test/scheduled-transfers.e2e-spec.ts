@@ -250,15 +250,18 @@ describe('scheduled transfers', () => {
       api.registerUser({ balance: 1000 }),
       api.registerUser({ balance: 0 }),
     ]);
-    const { referenceId } = (
-      await schedule(sender, {
-        receiverUpiId: receiver.upiId,
-        amount: 5,
-        frequency: 'WEEKLY',
-        startAt: inOneHour(),
-        maxOccurrences: 1,
-      })
-    ).body;
+    const created = await schedule(sender, {
+      receiverUpiId: receiver.upiId,
+      amount: 5,
+      frequency: 'WEEKLY',
+      startAt: inOneHour(),
+      maxOccurrences: 1,
+    });
+    expect({ status: created.status, body: created.body }).toEqual({
+      status: 201,
+      body: expect.objectContaining({ maxOccurrences: 1 }),
+    });
+    const { referenceId } = created.body;
     await startedAgo(referenceId, '1 minute');
     await waitForRuns(referenceId, sender.token, 1);
     expect((await api.get(`/api/v1/scheduled-transfers/${referenceId}`, sender.token)).body).toEqual(

@@ -1,6 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type Big from 'big.js';
+import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { JsonNumberText } from '../common/money/json-body';
 import { moneyJson } from '../common/money/money';
 import { IsMoney, ToMoney } from '../common/money/money.decorators';
 import { IsVisibleText } from '../common/text/visible-text';
@@ -59,6 +61,10 @@ export class CreateScheduledTransferRequest {
 
   @ApiPropertyOptional({ example: 12, minimum: 1, maximum: MAX_OCCURRENCES })
   @IsOptional()
+  // Body numbers arrive as their JSON text (json-body.ts); only an integer's text becomes a number.
+  @Transform(({ value }: { value: unknown }) =>
+    value instanceof JsonNumberText && /^-?\d+$/.test(value.source) ? Number(value.source) : value,
+  )
   @IsInt()
   @Min(1)
   @Max(MAX_OCCURRENCES)
