@@ -117,7 +117,16 @@ export class ScheduledTransferRunResponse {
   @ApiProperty({ format: 'date-time' }) ranAt: string;
   @ApiProperty({ enum: ['COMPLETED', 'FAILED', 'MISSED'] }) status: RunStatus;
   @ApiProperty({ format: 'uuid', nullable: true, type: String }) transactionReferenceId: string | null;
-  @ApiProperty({ type: RunProblem, nullable: true }) problem: RunProblem | null;
+  @ApiProperty({
+    type: RunProblem,
+    nullable: true,
+    example: {
+      type: 'https://errors.payments.local/insufficient-balance',
+      detail: 'Available balance 10.0000 is less than the required amount 15000.0000',
+    },
+    description: 'FAILED only: what the transfer answered',
+  })
+  problem: RunProblem | null;
 
   static of(row: RunRow): ScheduledTransferRunResponse {
     return {
