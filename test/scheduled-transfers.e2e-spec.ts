@@ -11,6 +11,8 @@ const inOneHour = () => new Date(Date.now() + HOUR).toISOString();
 
 describe('scheduled transfers', () => {
   let db: Client;
+  // Only this file's instructions: other test files may be running theirs meanwhile.
+  const ours: string[] = [];
   let app: TestApp;
   let api: ApiClient;
 
@@ -21,13 +23,20 @@ describe('scheduled transfers', () => {
   });
   afterAll(async () => {
     // Nothing of these tests runs later in another test's service.
-    await db.query(`UPDATE scheduled_transfers SET status = 'CANCELLED', next_run_at = NULL WHERE status = 'ACTIVE'`);
+    await db.query(
+      `UPDATE scheduled_transfers SET status = 'CANCELLED', next_run_at = NULL
+       WHERE status = 'ACTIVE' AND reference_id = ANY($1::uuid[])`,
+      [ours],
+    );
     await app.close();
     await db.end();
   });
 
-  const schedule = (sender: RegisteredUser, body: Record<string, unknown>) =>
-    api.post('/api/v1/scheduled-transfers', body, { token: sender.token });
+  const schedule = async (sender: RegisteredUser, body: Record<string, unknown>) => {
+    const response = await api.post('/api/v1/scheduled-transfers', body, { token: sender.token });
+    if (response.status === 201) ours.push(response.body.referenceId as string);
+    return response;
+  };
   const runsOf = async (referenceId: string, token: string) => {
     const response = await api.get(`/api/v1/scheduled-transfers/${referenceId}/runs`, token);
     expect(response.status).toBe(200);

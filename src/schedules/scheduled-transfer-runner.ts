@@ -9,9 +9,10 @@ import { type InstructionStatus, type NewRun, ScheduledTransfersRepository } fro
 
 const TICK_MS = 1000;
 /** Instructions this process runs at once; each holds one connection for its claim and borrows one for its transfer. */
-const LANES = 4;
+const MAX_LANES = 4;
 /** A run later than this (the service was down) is recorded MISSED instead of moving money. */
 export const CATCH_UP_WINDOW_MS = 24 * 3_600_000;
+const HOUR_MS = 3_600_000;
 
 /**
  * Runs due standing instructions. A lane claims one due instruction (FOR UPDATE SKIP LOCKED), runs
@@ -26,18 +27,27 @@ export class ScheduledTransferRunner implements OnApplicationShutdown {
   private pumping: Promise<void> | undefined;
   private stopped = false;
   private failing = false;
+  private readonly lanes: number;
+  private readonly catchUpWindowMs: number;
 
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
     private readonly repository: ScheduledTransfersRepository,
     private readonly executor: RunExecutor,
     private readonly config: AppConfig,
-  ) {}
+  ) {
+    // A claim holds its connection while its transfer needs another: one connection always stays free.
+    this.lanes = Math.min(MAX_LANES, config.dbPoolSize - 1);
+    if (this.lanes < 1)
+      this.logger.warn('Scheduled transfers do not run with DB_POOL_SIZE=1: a run needs two connections');
+    // A run is repeated only while its first attempt's Idempotency-Key is surely kept, so never twice.
+    this.catchUpWindowMs = Math.min(CATCH_UP_WINDOW_MS, config.idempotencyTtlHours * HOUR_MS);
+  }
 
   @Interval('scheduled-transfers', TICK_MS)
   tick(): void {
-    if (this.stopped || this.pumping) return;
-    this.pumping = Promise.all(Array.from({ length: LANES }, () => this.drain())).then(
+    if (this.stopped || this.pumping || this.lanes < 1) return;
+    this.pumping = Promise.all(Array.from({ length: this.lanes }, () => this.drain())).then(
       () => (this.pumping = undefined),
     );
   }
@@ -71,7 +81,7 @@ export class ScheduledTransferRunner implements OnApplicationShutdown {
       }
       const dueAt = instruction.nextRunAt!;
       const run: NewRun =
-        instruction.lateMs >= CATCH_UP_WINDOW_MS ? { status: 'MISSED' } : await this.executor.run(instruction, dueAt);
+        instruction.lateMs >= this.catchUpWindowMs ? { status: 'MISSED' } : await this.executor.run(instruction, dueAt);
       const occurrences = instruction.occurrences + 1;
       const nextRunAt =
         instruction.maxOccurrences !== null && occurrences >= instruction.maxOccurrences
@@ -80,6 +90,14 @@ export class ScheduledTransferRunner implements OnApplicationShutdown {
       const status: InstructionStatus = nextRunAt === null ? 'COMPLETED' : 'ACTIVE';
       await this.repository.recordRun(client, instruction.id, dueAt, run, { nextRunAt, status });
       await client.query('COMMIT');
+      this.logger.log({
+        msg: 'Scheduled transfer run recorded',
+        scheduledTransferId: instruction.referenceId,
+        dueAt: dueAt.toISOString(),
+        status: run.status,
+        transactionReferenceId: run.transactionReferenceId ?? null,
+        problemType: run.problem?.type ?? null,
+      });
       return true;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
