@@ -103,7 +103,9 @@ export class ScheduledTransferRunner implements OnApplicationShutdown {
       await client.query('ROLLBACK').catch(() => undefined);
       // A run that must stay due ends this lane's turn; the next tick tries again.
       if (error instanceof RunNotFinished) {
-        this.logger.warn({ msg: 'A scheduled transfer run will be tried again', error: error.message });
+        if (!this.failing)
+          this.logger.warn({ msg: 'A scheduled transfer run will be tried again', error: error.message });
+        this.failing = true;
         return false;
       }
       client.release(error as Error);

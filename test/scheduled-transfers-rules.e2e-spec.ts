@@ -1,0 +1,98 @@
+import { Client } from 'pg';
+import { balanceOf, createScratchDatabase } from './support/db';
+import { FakeUpiProvider } from './support/fake-upi-provider';
+import { startTestApp, type TestApp } from './support/test-app';
+import { waitUntil } from './support/wait';
+
+/**
+ * Transfer rules on scheduled runs that need the UPI verification provider. A database of its own,
+ * so that no other test file's service (without a provider) runs these instructions.
+ */
+describe('scheduled transfer runs follow the UPI verification of the payee', () => {
+  const provider = new FakeUpiProvider();
+  let scratch: { url: string; drop: () => Promise<void> };
+  let db: Client;
+  let app: TestApp;
+
+  beforeAll(async () => {
+    await provider.start();
+    scratch = await createScratchDatabase();
+    db = new Client({ connectionString: scratch.url });
+    await db.connect();
+    app = await startTestApp({
+      DATABASE_URL: scratch.url,
+      UPI_VERIFICATION_URL: provider.url,
+      UPI_VERIFICATION_CACHE_TTL_MS: '0',
+      UPI_VERIFICATION_CIRCUIT_HALF_OPEN_MS: '200',
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await db?.end();
+    await scratch?.drop();
+    await provider.stop();
+  });
+
+  const runsOf = async (referenceId: string, token: string) =>
+    (await app.api.get(`/api/v1/scheduled-transfers/${referenceId}/runs`, token)).body as {
+      status: string;
+      transactionReferenceId: string | null;
+      problem: { type: string; detail: string } | null;
+    }[];
+  const dueNow = async (sender: { token: string }, receiverUpiId: string) => {
+    const created = await app.api.post(
+      '/api/v1/scheduled-transfers',
+      { receiverUpiId, amount: 25, frequency: 'WEEKLY', startAt: new Date(Date.now() + 3_600_000).toISOString() },
+      { token: sender.token },
+    );
+    expect(created.status).toBe(201);
+    return created.body.referenceId as string;
+  };
+  const makeDue = (referenceId: string) =>
+    db.query(`UPDATE scheduled_transfers SET start_at = now(), next_run_at = now() WHERE reference_id = $1`, [
+      referenceId,
+    ]);
+
+  it('records FAILED invalid-upi-id when the provider rejects the payee, and moves nothing', async () => {
+    const [sender, receiver] = await Promise.all([
+      app.api.registerUser({ balance: 100 }),
+      app.api.registerUser({ balance: 0 }),
+    ]);
+    const referenceId = await dueNow(sender, receiver.upiId);
+    provider.rejected.add(receiver.upiId.toLowerCase());
+    await makeDue(referenceId);
+    await waitUntil(async () => (await runsOf(referenceId, sender.token)).length > 0, 'the run', 30_000);
+    expect(await runsOf(referenceId, sender.token)).toEqual([
+      expect.objectContaining({
+        status: 'FAILED',
+        transactionReferenceId: null,
+        problem: { type: expect.stringMatching(/\/invalid-upi-id$/), detail: expect.any(String) },
+      }),
+    ]);
+    expect(await balanceOf(db, sender.upiId)).toBe('100.0000');
+    expect(await balanceOf(db, receiver.upiId)).toBe('0.0000');
+  });
+
+  it('keeps a run due while the provider is down, and runs it once when it is back', async () => {
+    const [sender, receiver] = await Promise.all([
+      app.api.registerUser({ balance: 100 }),
+      app.api.registerUser({ balance: 0 }),
+    ]);
+    const referenceId = await dueNow(sender, receiver.upiId);
+    provider.mode = 'fail';
+    try {
+      await makeDue(referenceId);
+      // Asked (and failing) on several ticks: the outage records nothing and moves nothing.
+      await waitUntil(() => provider.callsFor(receiver.upiId) >= 2, 'the provider to be asked twice', 30_000);
+      expect(await runsOf(referenceId, sender.token)).toEqual([]);
+      expect(await balanceOf(db, receiver.upiId)).toBe('0.0000');
+    } finally {
+      provider.mode = 'accept';
+    }
+    await waitUntil(async () => (await runsOf(referenceId, sender.token)).length > 0, 'the run after recovery', 30_000);
+    const runs = await runsOf(referenceId, sender.token);
+    expect(runs).toEqual([expect.objectContaining({ status: 'COMPLETED', problem: null })]);
+    expect(await balanceOf(db, sender.upiId)).toBe('75.0000');
+    expect(await balanceOf(db, receiver.upiId)).toBe('25.0000');
+  });
+});
