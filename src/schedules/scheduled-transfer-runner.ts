@@ -47,9 +47,13 @@ export class ScheduledTransferRunner implements OnApplicationShutdown {
   @Interval('scheduled-transfers', TICK_MS)
   tick(): void {
     if (this.stopped || this.pumping || this.lanes < 1) return;
-    this.pumping = Promise.all(Array.from({ length: this.lanes }, () => this.drain())).then(
-      () => (this.pumping = undefined),
-    );
+    this.pumping = this.pump().finally(() => (this.pumping = undefined));
+  }
+
+  /** One claim on an idle tick; the lanes join only when it found work. */
+  private async pump(): Promise<void> {
+    if (!(await this.drain(1))) return;
+    await Promise.all(Array.from({ length: this.lanes }, () => this.drain()));
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -57,15 +61,21 @@ export class ScheduledTransferRunner implements OnApplicationShutdown {
     await this.pumping;
   }
 
-  private async drain(): Promise<void> {
+  /** Runs due occurrences until none is left (or `limit`); true if it ran any. */
+  private async drain(limit = Infinity): Promise<boolean> {
+    let ran = 0;
     try {
-      while (!this.stopped && (await this.runNext())) this.failing = false;
+      while (ran < limit && !this.stopped && (await this.runNext())) {
+        ran += 1;
+        this.failing = false;
+      }
     } catch (error) {
       // Once per outage, not every tick: the run stays due and is tried again.
       if (!this.failing)
         this.logger.warn({ msg: 'Running scheduled transfers failed; retrying', error: String(error) });
       this.failing = true;
     }
+    return ran > 0;
   }
 
   /** Claims and runs one due occurrence; false when nothing is due. */
