@@ -1,15 +1,28 @@
+import type { ServerResponse } from 'node:http';
 import { Client } from 'pg';
 import { balanceOf, createScratchDatabase } from './support/db';
+import type { RecordedCall } from './support/fake-http-server';
+import { sendJson } from './support/fake-http-server';
 import { FakeUpiProvider } from './support/fake-upi-provider';
 import { startTestApp, type TestApp } from './support/test-app';
 import { waitUntil } from './support/wait';
+
+/** A provider that fails (500) for some UPI IDs only: one payee's outage, not everyone's. */
+class PartlyFailingProvider extends FakeUpiProvider {
+  readonly failing = new Set<string>();
+
+  protected override async answer(call: RecordedCall, response: ServerResponse): Promise<void> {
+    if (this.failing.has(String(call.body?.upiId).toLowerCase())) return sendJson(response, 500, { error: 'down' });
+    return super.answer(call, response);
+  }
+}
 
 /**
  * Transfer rules on scheduled runs that need the UPI verification provider. A database of its own,
  * so that no other test file's service (without a provider) runs these instructions.
  */
 describe('scheduled transfer runs follow the UPI verification of the payee', () => {
-  const provider = new FakeUpiProvider();
+  const provider = new PartlyFailingProvider();
   let scratch: { url: string; drop: () => Promise<void> };
   let db: Client;
   let app: TestApp;
@@ -94,5 +107,35 @@ describe('scheduled transfer runs follow the UPI verification of the payee', () 
     expect(runs).toEqual([expect.objectContaining({ status: 'COMPLETED', problem: null })]);
     expect(await balanceOf(db, sender.upiId)).toBe('75.0000');
     expect(await balanceOf(db, receiver.upiId)).toBe('25.0000');
+  });
+
+  it('lets other instructions run while one stays due for an outage of its payee', async () => {
+    const [sender, stuck, fine] = await Promise.all([
+      app.api.registerUser({ balance: 100 }),
+      app.api.registerUser({ balance: 0 }),
+      app.api.registerUser({ balance: 0 }),
+    ]);
+    const first = await dueNow(sender, stuck.upiId);
+    const second = await dueNow(sender, fine.upiId);
+    provider.failing.add(stuck.upiId.toLowerCase());
+    try {
+      // The stuck one is due earlier, so it is the first claimed on every tick.
+      await db.query(
+        `UPDATE scheduled_transfers SET start_at = now() - (CASE WHEN reference_id = $1 THEN interval '2 minutes' ELSE interval '1 minute' END),
+           next_run_at = now() - (CASE WHEN reference_id = $1 THEN interval '2 minutes' ELSE interval '1 minute' END)
+         WHERE reference_id IN ($1, $2)`,
+        [first, second],
+      );
+      await waitUntil(async () => (await runsOf(second, sender.token)).length > 0, 'the second instruction', 30_000);
+      expect(await runsOf(second, sender.token)).toEqual([expect.objectContaining({ status: 'COMPLETED' })]);
+      expect(await runsOf(first, sender.token)).toEqual([]);
+      expect(provider.callsFor(stuck.upiId)).toBeGreaterThan(0);
+    } finally {
+      provider.failing.clear();
+    }
+    await waitUntil(async () => (await runsOf(first, sender.token)).length > 0, 'the first instruction', 30_000);
+    expect(await runsOf(first, sender.token)).toEqual([expect.objectContaining({ status: 'COMPLETED' })]);
+    expect(await balanceOf(db, stuck.upiId)).toBe('25.0000');
+    expect(await balanceOf(db, fine.upiId)).toBe('25.0000');
   });
 });

@@ -18,7 +18,14 @@ const TRANSIENT = new Set<ErrorCode>([
 ]);
 
 /** Thrown for a run that must stay due: nothing about it is recorded. */
-export class RunNotFinished extends Error {}
+export class RunNotFinished extends Error {
+  constructor(
+    readonly referenceId: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * One occurrence as an ordinary transfer by the sender, through TransferService (UPI verification of
@@ -66,12 +73,12 @@ export class RunExecutor implements OnModuleInit {
         context: { requestId: randomUUID(), instance: `/api/v1/scheduled-transfers/${instruction.referenceId}/runs` },
       });
       if (answer.status === 201) return { status: 'COMPLETED', transactionReferenceId: answer.referenceId };
-      if (answer.status >= 500) throw new RunNotFinished(`transfer answered ${answer.status}`);
+      if (answer.status >= 500) throw new RunNotFinished(instruction.referenceId, `transfer answered ${answer.status}`);
       const problem = JSON.parse(answer.body) as { type: string; detail: string };
       return { status: 'FAILED', problem: { type: problem.type, detail: problem.detail } };
     } catch (error) {
       if (!(error instanceof ApiError) || TRANSIENT.has(error.code)) {
-        throw error instanceof RunNotFinished ? error : new RunNotFinished(String(error));
+        throw error instanceof RunNotFinished ? error : new RunNotFinished(instruction.referenceId, String(error));
       }
       return {
         status: 'FAILED',

@@ -13,6 +13,8 @@ const MAX_LANES = 4;
 /** A run later than this (the service was down) is recorded MISSED instead of moving money. */
 export const CATCH_UP_WINDOW_MS = 24 * 3_600_000;
 const HOUR_MS = 3_600_000;
+/** How long this process leaves aside an occurrence that could not finish, so it blocks no other. */
+const RETRY_AFTER_MS = 5000;
 
 /**
  * Runs due standing instructions. A lane claims one due instruction (FOR UPDATE SKIP LOCKED), runs
@@ -29,6 +31,8 @@ export class ScheduledTransferRunner implements OnApplicationShutdown {
   private failing = false;
   private readonly lanes: number;
   private readonly catchUpWindowMs: number;
+  /** Instructions whose run could not finish (a dependency down), by when to try them again. */
+  private readonly retryAt = new Map<string, number>();
 
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
@@ -78,13 +82,19 @@ export class ScheduledTransferRunner implements OnApplicationShutdown {
     return ran > 0;
   }
 
+  private resting(): string[] {
+    const now = Date.now();
+    for (const [referenceId, at] of this.retryAt) if (at <= now) this.retryAt.delete(referenceId);
+    return [...this.retryAt.keys()];
+  }
+
   /** Claims and runs one due occurrence; false when nothing is due. */
   private async runNext(): Promise<boolean> {
     const client = await this.pool.connect();
     let released = false;
     try {
       await client.query('BEGIN');
-      const instruction = await this.repository.claimDue(client);
+      const instruction = await this.repository.claimDue(client, this.resting());
       if (!instruction) {
         await client.query('COMMIT');
         return false;
@@ -111,12 +121,13 @@ export class ScheduledTransferRunner implements OnApplicationShutdown {
       return true;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
-      // A run that must stay due ends this lane's turn; the next tick tries again.
+      // A run that could not finish stays due; set aside for a while, it holds up no other instruction.
       if (error instanceof RunNotFinished) {
+        this.retryAt.set(error.referenceId, Date.now() + RETRY_AFTER_MS);
         if (!this.failing)
           this.logger.warn({ msg: 'A scheduled transfer run will be tried again', error: error.message });
         this.failing = true;
-        return false;
+        return true;
       }
       client.release(error as Error);
       released = true;

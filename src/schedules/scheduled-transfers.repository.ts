@@ -140,14 +140,18 @@ export class ScheduledTransfersRepository {
    * (FOR UPDATE SKIP LOCKED): any number of instances claim without waiting for or doubling each other.
    * `late` is measured on the database's clock, the one every instance shares.
    */
-  async claimDue(client: PoolClient): Promise<(InstructionRow & { lateMs: number; senderReferenceId: string }) | null> {
+  async claimDue(
+    client: PoolClient,
+    skipped: string[],
+  ): Promise<(InstructionRow & { lateMs: number; senderReferenceId: string }) | null> {
     const { rows } = await client.query<InstructionRow & { lateMs: number; senderReferenceId: string }>(
       `SELECT ${columns('s')},
          (extract(epoch FROM now() - s.next_run_at) * 1000)::float8 AS "lateMs",
          coalesce(u.reference_id::text, '') AS "senderReferenceId"
        FROM scheduled_transfers s LEFT JOIN users u ON lower(u.upi_id) = lower(s.sender_upi_id)
-       WHERE s.status = 'ACTIVE' AND s.next_run_at <= now()
+       WHERE s.status = 'ACTIVE' AND s.next_run_at <= now() AND s.reference_id <> ALL($1::uuid[])
        ORDER BY s.next_run_at LIMIT 1 FOR UPDATE OF s SKIP LOCKED`,
+      [skipped],
     );
     return rows[0] ?? null;
   }
