@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
+import { Injectable } from '@nestjs/common';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { parseMoney } from '../common/money/money';
@@ -34,21 +33,13 @@ export class RunNotFinished extends Error {
  * attempted (a crash before its run was recorded, another instance), money moves once.
  */
 @Injectable()
-export class RunExecutor implements OnModuleInit {
-  private transfers!: TransferService;
-
+export class RunExecutor {
   constructor(
-    private readonly moduleRef: ModuleRef,
+    private readonly transfers: TransferService,
     private readonly rateLimiter: TransferRateLimiter,
     private readonly repository: ScheduledTransfersRepository,
     private readonly config: AppConfig,
   ) {}
-
-  onModuleInit(): void {
-    // TransactionsModule does not export TransferService; this module borrows the one instance, so
-    // runs share the HTTP transfers' batcher rather than a second one.
-    this.transfers = this.moduleRef.get(TransferService, { strict: false });
-  }
 
   static idempotencyKey(referenceId: string, dueAt: Date): string {
     return `scheduled:${referenceId}:${dueAt.getTime()}`;
