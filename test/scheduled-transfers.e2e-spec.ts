@@ -3,7 +3,7 @@ import type { ApiClient, RegisteredUser } from './support/api-client';
 import { balanceOf, connectTestDatabase } from './support/db';
 import { expectProblem } from './support/problem';
 import { startTestApp, type TestApp } from './support/test-app';
-import { asApiResponse, typedClient } from './support/typed-client';
+import { asApiResponse, rawText, typedClient } from './support/typed-client';
 import { waitUntil } from './support/wait';
 
 const HOUR = 3_600_000;
@@ -86,7 +86,6 @@ describe('scheduled transfers', () => {
       expect.objectContaining({
         senderUpiId: sender.upiId,
         receiverUpiId: receiver.upiId,
-        amount: 120.5,
         note: 'gift',
         frequency: 'ONCE',
         status: 'ACTIVE',
@@ -97,6 +96,9 @@ describe('scheduled transfers', () => {
         maxOccurrences: null,
       }),
     );
+    // The wire carries a JSON number with four decimals; the typed client hands it back as exact text.
+    expect(rawText(created.response)).toContain('"amount":120.5000');
+    expect(Number(created.data!.amount)).toBe(120.5);
     const referenceId = created.data!.referenceId;
     const [run] = await waitForRuns(referenceId, sender.token, 1);
     expect(run).toEqual(
