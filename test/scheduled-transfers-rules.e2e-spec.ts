@@ -1,11 +1,14 @@
 import type { ServerResponse } from 'node:http';
 import { Client } from 'pg';
+import { uniqueUpiId } from './support/api-client';
 import { balanceOf, createScratchDatabase } from './support/db';
 import type { RecordedCall } from './support/fake-http-server';
 import { sendJson } from './support/fake-http-server';
 import { FakeUpiProvider } from './support/fake-upi-provider';
 import { startTestApp, type TestApp } from './support/test-app';
 import { waitUntil } from './support/wait';
+
+const ADMIN = uniqueUpiId('schedules-admin');
 
 /** A provider that fails (500) for some UPI IDs only: one payee's outage, not everyone's. */
 class PartlyFailingProvider extends FakeUpiProvider {
@@ -18,10 +21,10 @@ class PartlyFailingProvider extends FakeUpiProvider {
 }
 
 /**
- * Transfer rules on scheduled runs that need the UPI verification provider. A database of its own,
+ * Transfer rules on scheduled runs: the UPI verification provider, an admin's freeze. A database of its own,
  * so that no other test file's service (without a provider) runs these instructions.
  */
-describe('scheduled transfer runs follow the UPI verification of the payee', () => {
+describe('scheduled transfer runs follow the transfer rules: UPI verification of the payee, freezes', () => {
   const provider = new PartlyFailingProvider();
   let scratch: { url: string; drop: () => Promise<void> };
   let db: Client;
@@ -37,6 +40,7 @@ describe('scheduled transfer runs follow the UPI verification of the payee', () 
       UPI_VERIFICATION_URL: provider.url,
       UPI_VERIFICATION_CACHE_TTL_MS: '0',
       UPI_VERIFICATION_CIRCUIT_HALF_OPEN_MS: '200',
+      ADMIN_UPI_IDS: ADMIN,
     });
   });
   afterAll(async () => {
@@ -137,5 +141,41 @@ describe('scheduled transfer runs follow the UPI verification of the payee', () 
     expect(await runsOf(first, sender.token)).toEqual([expect.objectContaining({ status: 'COMPLETED' })]);
     expect(await balanceOf(db, stuck.upiId)).toBe('25.0000');
     expect(await balanceOf(db, fine.upiId)).toBe('25.0000');
+  });
+
+  it('records FAILED account-frozen when the sender is frozen, and runs again once unfrozen', async () => {
+    const admin = await app.api.registerUser({ upiId: ADMIN });
+    const [sender, receiver] = await Promise.all([
+      app.api.registerUser({ balance: 100 }),
+      app.api.registerUser({ balance: 0 }),
+    ]);
+    const control = (what: string) =>
+      app.api.post(
+        `/api/v1/admin/users/${sender.referenceId}/${what}`,
+        { reason: 'schedules test' },
+        { token: admin.token },
+      );
+    expect((await control('freeze')).status).toBe(200);
+    const referenceId = await dueNow(sender, receiver.upiId);
+    await makeDue(referenceId);
+    await waitUntil(async () => (await runsOf(referenceId, sender.token)).length > 0, 'the frozen run', 30_000);
+    expect(await runsOf(referenceId, sender.token)).toEqual([
+      expect.objectContaining({
+        status: 'FAILED',
+        problem: { type: expect.stringMatching(/\/account-frozen$/), detail: expect.any(String) },
+      }),
+    ]);
+    expect(await balanceOf(db, sender.upiId)).toBe('100.0000');
+    expect((await control('unfreeze')).status).toBe(200);
+    // The next week comes: the failed occurrence is not retried, the next one runs.
+    await db.query(
+      `UPDATE scheduled_transfers SET start_at = start_at - interval '7 days 1 minute',
+         next_run_at = next_run_at - interval '7 days 1 minute' WHERE reference_id = $1`,
+      [referenceId],
+    );
+    await waitUntil(async () => (await runsOf(referenceId, sender.token)).length > 1, 'the next run', 30_000);
+    // (Moved back by SQL past the failed one, the second occurrence lists first or second: only the pair matters.)
+    expect((await runsOf(referenceId, sender.token)).map((run) => run.status).sort()).toEqual(['COMPLETED', 'FAILED']);
+    expect(await balanceOf(db, receiver.upiId)).toBe('25.0000');
   });
 });
