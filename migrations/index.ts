@@ -13,6 +13,7 @@ import { Webhooks1764005000000 } from './1764005000000-webhooks';
 import { TamperEvidentTransactions1764003500000 } from './1764003500000-tamper-evident-transactions';
 import { LimitsAndFreezes1764007000000 } from './1764007000000-limits-and-freezes';
 import { PaymentRequests1764008000000 } from './1764008000000-payment-requests';
+import { ScheduledTransfers1764008500000 } from './1764008500000-scheduled-transfers';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   Webhooks1764005000000,
   LimitsAndFreezes1764007000000,
   PaymentRequests1764008000000,
+  ScheduledTransfers1764008500000,
 ];

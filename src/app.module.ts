@@ -17,6 +17,7 @@ import { MetricsModule } from './metrics/metrics.module';
 import { OutboxModule } from './outbox/outbox.module';
 import { PaymentRequestsModule } from './payment-requests/payment-requests.module';
 import { ResilienceModule } from './resilience/resilience.module';
+import { SchedulesModule } from './schedules/schedules.module';
 import { StatementsModule } from './statements/statements.module';
 import { TransactionsModule } from './transactions/transactions.module';
 import { TreasuryModule } from './treasury/treasury.module';
@@ -49,6 +50,7 @@ export class AppModule {
         WebhooksModule,
         PaymentRequestsModule,
         LimitsModule,
+        SchedulesModule,
         ActuatorModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: ProblemFilter }],

@@ -1,0 +1,80 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { ApiError } from '../common/errors/api-error';
+import { ErrorCode } from '../common/errors/error-code';
+import { parseMoney } from '../common/money/money';
+import { AppConfig } from '../config/app-config';
+import { TransferRateLimiter } from '../transactions/transfer-rate-limiter';
+import { TransferService } from '../transactions/transfer.service';
+import type { InstructionRow, NewRun } from './scheduled-transfers.repository';
+import { ScheduledTransfersRepository } from './scheduled-transfers.repository';
+
+/** Failures that say nothing about the transfer: the run stays due and is tried again on a later tick. */
+const TRANSIENT = new Set<ErrorCode>([
+  ErrorCode.ServiceUnavailable,
+  ErrorCode.IdempotencyKeyInFlight,
+  ErrorCode.InternalError,
+]);
+
+/** Thrown for a run that must stay due: nothing about it is recorded. */
+export class RunNotFinished extends Error {
+  constructor(
+    readonly referenceId: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * One occurrence as an ordinary transfer by the sender, through TransferService (UPI verification of
+ * the receiver, then the group-commit batch path with every rule the SQL checks), under an
+ * Idempotency-Key derived from the instruction and the due time: however often an occurrence is
+ * attempted (a crash before its run was recorded, another instance), money moves once.
+ */
+@Injectable()
+export class RunExecutor {
+  constructor(
+    private readonly transfers: TransferService,
+    private readonly rateLimiter: TransferRateLimiter,
+    private readonly repository: ScheduledTransfersRepository,
+    private readonly config: AppConfig,
+  ) {}
+
+  static idempotencyKey(referenceId: string, dueAt: Date): string {
+    return `scheduled:${referenceId}:${dueAt.getTime()}`;
+  }
+
+  async run(instruction: InstructionRow & { senderReferenceId: string }, dueAt: Date): Promise<NewRun> {
+    const idempotencyKey = RunExecutor.idempotencyKey(instruction.referenceId, dueAt);
+    try {
+      // The payer's rate limit, as for their own transfers; a replay was counted the first time.
+      if (!(await this.repository.hasOutcome(instruction.senderUpiId, idempotencyKey))) {
+        await this.rateLimiter.consume(instruction.senderUpiId);
+      }
+      const answer = await this.transfers.transfer({
+        caller: { upiId: instruction.senderUpiId, referenceId: instruction.senderReferenceId, roles: [] },
+        request: {
+          senderUpiId: instruction.senderUpiId,
+          receiverUpiId: instruction.receiverUpiId,
+          amount: parseMoney(instruction.amount),
+          note: instruction.note ?? undefined,
+        },
+        idempotencyKey,
+        context: { requestId: randomUUID(), instance: `/api/v1/scheduled-transfers/${instruction.referenceId}/runs` },
+      });
+      if (answer.status === 201) return { status: 'COMPLETED', transactionReferenceId: answer.referenceId };
+      if (answer.status >= 500) throw new RunNotFinished(instruction.referenceId, `transfer answered ${answer.status}`);
+      const problem = JSON.parse(answer.body) as { type: string; detail: string };
+      return { status: 'FAILED', problem: { type: problem.type, detail: problem.detail } };
+    } catch (error) {
+      if (!(error instanceof ApiError) || TRANSIENT.has(error.code)) {
+        throw error instanceof RunNotFinished ? error : new RunNotFinished(instruction.referenceId, String(error));
+      }
+      return {
+        status: 'FAILED',
+        problem: { type: `${this.config.errorsBaseUrl}/${error.code}`, detail: error.detail },
+      };
+    }
+  }
+}
