@@ -51,4 +51,12 @@ describe('PostgresLogRelay', () => {
     relay.take('FATAL:  terminating connection due to administrator command\n');
     expect(lines.map((line) => line.level)).toEqual(['verbose']);
   });
+
+  it('keeps the backends\' "terminating connection" FATALs of a shutdown it did not ask for (Ctrl-C) out of the error log too', () => {
+    const { lines, logger } = recordingLogger();
+    const relay = new PostgresLogRelay(logger);
+    relay.take('2026-11-24 UTC [18231] FATAL:  terminating connection due to administrator command\n');
+    relay.take('2026-11-24 UTC [18232] FATAL:  terminating connection due to unexpected postmaster exit\n');
+    expect(lines.map((line) => line.level)).toEqual(['verbose', 'error']);
+  });
 });

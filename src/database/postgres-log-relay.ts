@@ -3,6 +3,10 @@ import type { Logger } from '@nestjs/common';
 /** Lines kept for the report of an exit: enough for the cause and its context. */
 const TAIL_LINES = 30;
 const SEVERE = /\b(FATAL|PANIC):/;
+// What each backend says when a shutdown was asked for (by the service, or by Ctrl-C reaching
+// PostgreSQL in the same process group before the service hears of it): a consequence, not a cause.
+// An exit that was not asked for is still reported, with these lines, by reportTail.
+const SHUTDOWN_NOTICE = /FATAL:\s+terminating connection due to administrator command$/;
 
 /**
  * PostgreSQL's own log (its stderr) into the service's JSON log: FATAL and PANIC lines at
@@ -41,7 +45,7 @@ export class PostgresLogRelay {
     if (!line) return;
     this.tail.push(line);
     if (this.tail.length > TAIL_LINES) this.tail.shift();
-    if (SEVERE.test(line) && !this.quiet) this.logger.error(`PostgreSQL: ${line}`);
+    if (SEVERE.test(line) && !this.quiet && !SHUTDOWN_NOTICE.test(line)) this.logger.error(`PostgreSQL: ${line}`);
     else this.logger.verbose(line);
   }
 }
