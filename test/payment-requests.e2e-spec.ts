@@ -296,6 +296,7 @@ describe('payment requests', () => {
     ['an amount above 1000000.00', { amount: 1000000.01 }],
     ['an amount with 3 decimals', { amount: 1.005 }],
     ['an amount that is text', { amount: 'ten' }],
+    ['an amount that is null', { amount: null }],
     ['an expiry below 60 s', { expiresInSeconds: 59 }],
     ['an expiry above 7 days', { expiresInSeconds: 604801 }],
     ['a note over 255 characters', { note: 'x'.repeat(256) }],

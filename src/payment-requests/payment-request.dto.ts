@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import Big from 'big.js';
 import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateBy } from 'class-validator';
+import { IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateBy, ValidateIf } from 'class-validator';
 import { JsonNumberText } from '../common/money/json-body';
 import { moneyJson } from '../common/money/money';
 import { IsMoney, ToMoney } from '../common/money/money.decorators';
@@ -40,7 +40,8 @@ export class CreatePaymentRequest {
     maximum: 1000000,
     description: 'INR, at most 2 decimals; leave it out for an open amount that the payer chooses',
   })
-  @IsOptional()
+  // Absent is an open amount; an explicit null is a mistake, not "any amount" (422).
+  @ValidateIf((_, value) => value !== undefined)
   @ToMoney()
   @IsMoney({ min: MIN_TRANSFER, max: MAX_TRANSFER })
   @AtMostTwoDecimals()
@@ -76,7 +77,8 @@ export class PayPaymentRequest {
     maximum: 1000000,
     description: "Required when the request's amount is open; otherwise absent or equal to it (422 on amount)",
   })
-  @IsOptional()
+  // Absent is an open amount; an explicit null is a mistake, not "any amount" (422).
+  @ValidateIf((_, value) => value !== undefined)
   @ToMoney()
   @IsMoney({ min: MIN_TRANSFER, max: MAX_TRANSFER })
   amount?: Big;
