@@ -110,14 +110,16 @@ BEGIN
     v_data := '{}';
     v_sender := array_position(a_key, lower(p_sender_upi_id[i]));
     v_receiver := array_position(a_key, lower(p_receiver_upi_id[i]));
+    -- Once per item: a freeze or a limit that refuses it (NULL under LIMITS_PROFILE=none).
+    v_refusal := CASE WHEN v_limits IS NULL OR v_sender IS NULL OR v_receiver IS NULL THEN NULL
+      ELSE limits_refusal(v_limits, a_id[v_sender], a_id[v_receiver], v_amount) END;
     IF lower(p_sender_upi_id[i]) = lower(p_receiver_upi_id[i]) THEN
       v_code := 'self-transfer';
     ELSIF v_sender IS NULL OR v_receiver IS NULL THEN
       v_code := 'user-not-found';
       v_data := jsonb_build_object('upiId',
         CASE WHEN v_receiver IS NULL THEN p_receiver_upi_id[i] ELSE p_sender_upi_id[i] END);
-    ELSIF v_limits IS NOT NULL AND limits_refusal(v_limits, a_id[v_sender], a_id[v_receiver], v_amount) IS NOT NULL THEN
-      v_refusal := limits_refusal(v_limits, a_id[v_sender], a_id[v_receiver], v_amount);
+    ELSIF v_refusal IS NOT NULL THEN
       v_code := v_refusal->>'code';
       v_data := v_refusal->'data';
     ELSIF a_balance[v_sender] < v_amount THEN
