@@ -160,7 +160,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     databaseOwnerUrl: reader.optionalUrl('DATABASE_OWNER_URL', ['postgres:', 'postgresql:']),
     databaseAllowPrivileged: reader.boolean('DATABASE_ALLOW_PRIVILEGED', false),
     transferBatchMaxSize: reader.integer('TRANSFER_BATCH_MAX_SIZE', 64, 1, 1000),
-    transferBatchesInFlight: reader.integer('TRANSFER_BATCHES_IN_FLIGHT', 2, 1, 100),
+    transferBatchesInFlight: reader.integer('TRANSFER_BATCHES_IN_FLIGHT', 1, 1, 100),
     ...limitsConfig(reader, env, problems),
   };
   // DATA_DIR matters only when it holds something: the embedded database or the generated JWT secret.

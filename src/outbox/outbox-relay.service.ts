@@ -18,8 +18,9 @@ const FAILURES_PER_LOG_LINE = 60;
 const RELAY_LOCK_KEY = 7_240_001;
 
 /**
- * Moves committed outbox rows to the publisher in id order: claims a batch with FOR UPDATE SKIP LOCKED,
- * publishes, then marks the rows published, all in one transaction. A crash after the broker's ack but
+ * Moves committed outbox rows to the publisher in id order: reads a batch, publishes, then marks the
+ * rows published, all in one transaction. The relay lock makes it the only writer of those rows, so
+ * it reads them without row locks (a row lock is a write: WAL and a dirtied page per event). A crash after the broker's ack but
  * before the mark republishes them: delivery is at-least-once. Failures back off exponentially and
  * never touch the transfer path, which only inserts rows.
  */
@@ -110,7 +111,7 @@ export class OutboxRelay implements OnApplicationShutdown {
       const rows = (await manager.query(
         `SELECT id, event_id AS "eventId", event_type AS "eventType", aggregate_key AS "key", payload
          FROM outbox_events WHERE published_at IS NULL
-         ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+         ORDER BY id LIMIT $1`,
         [BATCH_SIZE],
       )) as (OutboundEvent & { id: string })[];
       if (rows.length === 0) return 0;

@@ -24,6 +24,12 @@ const BATCH_CALL = {
   text: 'SELECT result, replayed FROM transfer_funds_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
 };
 const STATUSES = JSON.stringify(TRANSFER_RESPONSE_STATUS);
+/**
+ * A call still running after this long (a normal batch takes a few milliseconds) is waiting for
+ * something held outside the batcher, a row or a key: its slot is lent to the next batch, so one
+ * blocked call never stops the instance's other transfers.
+ */
+const STALLED_AFTER_MS = 50;
 
 interface Pending {
   parameters: TransferParameters;
@@ -43,6 +49,8 @@ interface Pending {
 export class TransferBatcher {
   private readonly queue: Pending[] = [];
   private inFlight = 0;
+  /** Calls in flight for longer than STALLED_AFTER_MS: each has lent its slot to the next batch. */
+  private stalled = 0;
   private dispatchPending = false;
 
   constructor(
@@ -67,12 +75,20 @@ export class TransferBatcher {
   }
 
   private dispatch(): void {
-    while (this.inFlight < this.config.transferBatchesInFlight && this.queue.length > 0) {
+    while (this.inFlight - this.stalled < this.config.transferBatchesInFlight && this.queue.length > 0) {
       const batch = this.queue.splice(0, this.config.transferBatchMaxSize);
       this.inFlight += 1;
       this.batchSize.observe(batch.length);
+      let lent = false;
+      const watchdog = setTimeout(() => {
+        lent = true;
+        this.stalled += 1;
+        this.dispatch();
+      }, STALLED_AFTER_MS).unref();
       void this.run(batch).finally(() => {
+        clearTimeout(watchdog);
         this.inFlight -= 1;
+        if (lent) this.stalled -= 1;
         this.dispatch();
       });
     }
