@@ -149,4 +149,31 @@ describe('TransferBatcher', () => {
     expect(await batchSizes()).toEqual({ batches: 2, transfers: 3 });
     expect(await balance(alice)).toBe('87.0000');
   });
+  it('lends the only slot to the next batch while a call waits for a row held outside the batcher', async () => {
+    const [alice, bob, carol, dave] = [
+      await newUser(db, '100'),
+      await newUser(db),
+      await newUser(db, '100'),
+      await newUser(db),
+    ];
+    const holder = await connectTestDatabase();
+    const holderPid = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+    await holder.query('BEGIN');
+    await holder.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [bob.id]);
+    let blocked: Promise<unknown> | undefined;
+    try {
+      blocked = batcher.transfer(transfer(alice, bob, '1.0000'));
+      await waitForBackendBlockedBy(db, holderPid, 10_000);
+      // The slot's call is still waiting for bob's row: without the loan this one would queue behind it.
+      const passing = await batcher.transfer(transfer(carol, dave, '5.0000'));
+      expect(passing.outcome.code).toBe('completed');
+      expect(await balance(dave)).toBe('5.0000');
+      expect(await balance(bob)).toBe('0.0000');
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
+    expect(((await blocked) as { outcome: { code: string } }).outcome.code).toBe('completed');
+    expect([await balance(alice), await balance(bob)]).toEqual(['99.0000', '1.0000']);
+  });
 });
