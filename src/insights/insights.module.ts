@@ -4,11 +4,12 @@ import { TransactionsModule } from '../transactions/transactions.module';
 import { AiInsightClient } from './ai-insight.client';
 import { InsightsController } from './insights.controller';
 import { InsightsService } from './insights.service';
+import { TransactionInsightsRepository } from './transaction-insights.repository';
 import { TransferEventsController } from './transfer-events.controller';
 
 @Module({
   imports: [TransactionsModule, OutboxModule],
   controllers: [InsightsController, TransferEventsController],
-  providers: [InsightsService, AiInsightClient],
+  providers: [InsightsService, AiInsightClient, TransactionInsightsRepository],
 })
 export class InsightsModule {}

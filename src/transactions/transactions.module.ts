@@ -5,6 +5,7 @@ import { UsersModule } from '../users/users.module';
 import { ReversalService } from './reversal.service';
 import { ReversalsController } from './reversals.controller';
 import { TransactionsController } from './transactions.controller';
+import { TransactionsRepository } from './transactions.repository';
 import { TransactionsService } from './transactions.service';
 import { OutcomeRenderer } from './outcome-renderer';
 import { transferMetricProviders } from './transfer-metrics';
@@ -21,6 +22,7 @@ import { TransferService } from './transfer.service';
     TransferBatcher,
     ReversalService,
     TransactionsService,
+    TransactionsRepository,
     TransferRateLimiter,
     SenderIsCallerGuard,
     TransferRateLimitGuard,
@@ -28,6 +30,6 @@ import { TransferService } from './transfer.service';
     ...transferMetricProviders,
     ...transferBatchMetricProviders,
   ],
-  exports: [TransactionsService, TransferRateLimiter, OutcomeRenderer, TransferService],
+  exports: [TransactionsService, TransactionsRepository, TransferRateLimiter, OutcomeRenderer, TransferService],
 })
 export class TransactionsModule {}

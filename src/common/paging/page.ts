@@ -148,3 +148,35 @@ function readInteger(query: Query, name: string, fallback: number): number {
   if (!/^-?\d{1,9}$/.test(raw.trim())) throw invalidRequest(`${name} must be an integer, got "${raw}"`);
   return Number(raw.trim());
 }
+
+/** What a list's repository answers for one page: the offset form counts, the cursor form does not. */
+export interface ListSource<T, SortKey extends string> {
+  page(request: PageRequest<SortKey>): Promise<{ total: number; rows: T[] }>;
+  /** size + 1 rows after the cursor's row; null when that row is not in this list. */
+  after(request: { sortBy: SortKey; afterId: string; take: number }): Promise<T[] | null>;
+}
+
+/**
+ * One read path for the lists with both kinds of paging: the same repository query with its two
+ * predicates, the same rows, and the page shape each kind answers with.
+ */
+export async function readList<T extends { id: string }, SortKey extends string>(
+  request: ListRequest<SortKey>,
+  source: ListSource<T, SortKey>,
+  foreignCursor: string,
+): Promise<ListPage<T>> {
+  if (request.kind === 'offset') {
+    const { total, rows } = await source.page(request);
+    return withNextCursor(toPage(rows, request, total), request.sortBy, rowId);
+  }
+  const rows = await source.after({ sortBy: request.sortBy, afterId: request.afterId, take: request.size + 1 });
+  if (!rows) throw invalidRequest(foreignCursor);
+  return toCursorPage(rows, request, rowId);
+}
+
+const rowId = (row: { id: string }) => row.id;
+
+/** A list page with its rows turned into their response form. */
+export function mapPage<T, R>(page: ListPage<T>, toResponse: (row: T) => R): ListPage<R> {
+  return { ...page, content: page.content.map(toResponse) } as ListPage<R>;
+}
