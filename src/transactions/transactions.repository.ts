@@ -75,6 +75,12 @@ const LIST_QUERIES = Object.fromEntries(
   ),
 ) as Record<`${TransactionSortKey}:${Position}`, { name: string; text: string }>;
 
+/** A page's rows; null when a cursor's transaction is not one of the user's. Only an offset page counts. */
+export interface TransactionRows {
+  total: number;
+  rows: TransactionRow[] | null;
+}
+
 interface ListRow extends TransactionRow {
   total: string | null;
   owned: boolean;
@@ -91,15 +97,20 @@ export class TransactionsRepository {
   }
 
   /** An offset page of a user's transactions, sent and received, with the count of all of them. */
-  async findPage(upiId: string, sortBy: TransactionSortKey, page: PageBounds) {
+  async findPage(upiId: string, sortBy: TransactionSortKey, page: PageBounds): Promise<TransactionRows> {
     const rows = await this.list(upiId, sortBy, 'offset', [page.page * page.size, page.size]);
     return { total: Number(rows[0].total), rows: withoutEmptyRow(rows) };
   }
 
-  /** Up to `take` transactions after the one with this id; null when that one is not the user's. */
-  async findPageAfter(upiId: string, sortBy: TransactionSortKey, afterId: string, take: number) {
+  /** Up to `take` transactions after the one with this id; no rows when that one is not the user's. */
+  async findPageAfter(
+    upiId: string,
+    sortBy: TransactionSortKey,
+    afterId: string,
+    take: number,
+  ): Promise<TransactionRows> {
     const rows = await this.list(upiId, sortBy, 'after', [afterId, take]);
-    return rows[0].owned ? withoutEmptyRow(rows) : null;
+    return { total: 0, rows: rows[0].owned ? withoutEmptyRow(rows) : null };
   }
 
   private async list(upiId: string, sortBy: TransactionSortKey, position: Position, values: unknown[]) {

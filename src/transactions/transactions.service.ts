@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { requireParty, requireSelf } from '../access/access-rules';
 import type { AuthenticatedUser } from '../access/authenticated-user';
-import { type ListPage, type ListRequest, mapPage, readList } from '../common/paging/page';
+import { invalidRequest } from '../common/errors/api-error';
+import { type ListPage, type ListRequest, mapPage, toListPage } from '../common/paging/page';
 import { TransactionResponse } from './transaction.dto';
 import { type TransactionRow, type TransactionSortKey, TransactionsRepository } from './transactions.repository';
 
@@ -29,14 +30,12 @@ export class TransactionsService {
     request: ListRequest<TransactionSortKey>,
   ): Promise<ListPage<TransactionResponse>> {
     requireSelf(caller, upiId, 'You may only list your own transactions');
-    const page = await readList(
-      request,
-      {
-        page: (offset) => this.transactions.findPage(upiId, offset.sortBy, offset),
-        after: (cursor) => this.transactions.findPageAfter(upiId, cursor.sortBy, cursor.afterId, cursor.take),
-      },
-      'cursor does not belong to this list',
-    );
+    const found =
+      request.kind === 'offset'
+        ? await this.transactions.findPage(upiId, request.sortBy, request)
+        : await this.transactions.findPageAfter(upiId, request.sortBy, request.afterId, request.size + 1);
+    if (!found.rows) throw invalidRequest('cursor does not belong to this list');
+    const page = toListPage(request, found.rows, found.total);
     return mapPage(page, TransactionResponse.of);
   }
 }

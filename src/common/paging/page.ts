@@ -149,28 +149,12 @@ function readInteger(query: Query, name: string, fallback: number): number {
   return Number(raw.trim());
 }
 
-/** What a list's repository answers for one page: the offset form counts, the cursor form does not. */
-export interface ListSource<T, SortKey extends string> {
-  page(request: PageRequest<SortKey>): Promise<{ total: number; rows: T[] }>;
-  /** size + 1 rows after the cursor's row; null when that row is not in this list. */
-  after(request: { sortBy: SortKey; afterId: string; take: number }): Promise<T[] | null>;
-}
-
 /**
- * One read path for the lists with both kinds of paging: the same repository query with its two
- * predicates, the same rows, and the page shape each kind answers with.
+ * One read path for the lists with both kinds of paging: the rows of the same repository query
+ * (offset or after a cursor, size + 1 rows for the latter), in the page shape each kind answers with.
  */
-export async function readList<T extends { id: string }, SortKey extends string>(
-  request: ListRequest<SortKey>,
-  source: ListSource<T, SortKey>,
-  foreignCursor: string,
-): Promise<ListPage<T>> {
-  if (request.kind === 'offset') {
-    const { total, rows } = await source.page(request);
-    return withNextCursor(toPage(rows, request, total), request.sortBy, rowId);
-  }
-  const rows = await source.after({ sortBy: request.sortBy, afterId: request.afterId, take: request.size + 1 });
-  if (!rows) throw invalidRequest(foreignCursor);
+export function toListPage<T extends { id: string }>(request: ListRequest, rows: T[], total: number): ListPage<T> {
+  if (request.kind === 'offset') return withNextCursor(toPage(rows, request, total), request.sortBy, rowId);
   return toCursorPage(rows, request, rowId);
 }
 
