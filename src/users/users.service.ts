@@ -9,6 +9,7 @@ import { PgErrorCode, pgErrorCode } from '../common/errors/postgres-errors';
 import { formatMoney } from '../common/money/money';
 import { type Page, type PageRequest, toPage } from '../common/paging/page';
 import { AppConfig } from '../config/app-config';
+import { inTransaction } from '../database/in-transaction';
 import { PG_POOL } from '../database/pg-pool';
 import { LedgerEntriesRepository } from '../ledger/ledger-entries.repository';
 import { UpiVerificationService } from './upi-verification.service';
@@ -40,26 +41,22 @@ export class UsersService {
     await this.upiVerification.verify(input.upiId);
     const { pin, balance, ...fields } = input;
     const pinHash = pin === undefined ? null : await hashPin(pin);
-    const client = await this.pool.connect();
     try {
-      await client.query('BEGIN');
-      const user = await this.users.insert(client, {
-        ...fields,
-        balance: formatMoney(balance),
-        pinHash,
-        referenceId: randomUUID(),
+      return await inTransaction(this.pool, async (client) => {
+        const user = await this.users.insert(client, {
+          ...fields,
+          balance: formatMoney(balance),
+          pinHash,
+          referenceId: randomUUID(),
+        });
+        if (!balance.eq(0)) await this.ledger.recordOpeningBalance(client, user.id);
+        return user;
       });
-      if (!balance.eq(0)) await this.ledger.recordOpeningBalance(client, user.id);
-      await client.query('COMMIT');
-      return user;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
       if (pgErrorCode(error) === PgErrorCode.UniqueViolation) {
         throw new ApiError(ErrorCode.DuplicateUpiId, `UPI ID ${input.upiId} is already registered`);
       }
       throw error;
-    } finally {
-      client.release();
     }
   }
 
