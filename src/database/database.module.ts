@@ -1,3 +1,5 @@
+// Owns the connection: the one pg pool (PG_POOL), TypeORM on it for migrations and the schema check,
+// the embedded PostgreSQL, sql_functions (the SQL functions applied by checksum) and schema_migrations.
 import { AsyncResource } from 'node:async_hooks';
 import { Global, Logger, Module, type DynamicModule, type OnApplicationShutdown, Inject } from '@nestjs/common';
 import type { Pool } from 'pg';

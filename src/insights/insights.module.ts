@@ -1,3 +1,5 @@
+// Owns transaction_insights: the model's (or the rule-based) spend category of a transaction,
+// for POST /api/v1/transactions/{id}/insights and for each completed transfer's event.
 import { Module } from '@nestjs/common';
 import { OutboxModule } from '../outbox/outbox.module';
 import { TransactionsModule } from '../transactions/transactions.module';

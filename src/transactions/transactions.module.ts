@@ -1,3 +1,5 @@
+// Owns transactions (written only by the money SQL functions) and transfer_rate_limits: the transfer,
+// its group commit, reversals and the transaction reads (transactions.repository.ts).
 import { Module } from '@nestjs/common';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { OutboxModule } from '../outbox/outbox.module';
