@@ -94,13 +94,8 @@ export class InsightsService {
   }
 }
 
-function toAssessment(insight: TransactionInsightRow): SpendAssessment {
-  return {
-    category: insight.category,
-    summary: insight.summary,
-    budgetingTip: insight.budgetingTip,
-    confidenceScore: insight.confidenceScore,
-  };
+function toAssessment({ source: _, ...assessment }: TransactionInsightRow): SpendAssessment {
+  return assessment;
 }
 
 function toClassified(transaction: TransactionRow): ClassifiedTransaction {

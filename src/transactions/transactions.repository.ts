@@ -2,26 +2,17 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Pool } from 'pg';
 import type { PageBounds } from '../common/paging/page';
 import { PG_POOL } from '../database/pg-pool';
+import type { TransactionFields } from './transaction.dto';
 
 export const TRANSACTION_SORT_KEYS = ['createdAt', 'amount'] as const;
 export type TransactionSortKey = (typeof TRANSACTION_SORT_KEYS)[number];
 
 const SORT_COLUMNS: Record<TransactionSortKey, string> = { createdAt: 'created_at', amount: 'amount' };
 
-/** A transactions row as the reads return it: bigint and numeric as text. */
-export interface TransactionRow {
-  id: string;
-  referenceId: string;
-  senderUpiId: string;
-  receiverUpiId: string;
-  amount: string;
-  status: string;
-  type: string;
-  note: string | null;
-  createdAt: Date;
-  originalReferenceId: string | null;
-  reversedAmount: string;
-}
+/** A transactions row as the reads return it: the answer's fields, bigint and numeric as text. */
+export type TransactionRow = Required<
+  Omit<TransactionFields, 'transactionId' | 'createdAt' | 'paymentRequestReferenceId'>
+> & { id: string; createdAt: Date };
 
 const COLUMNS = `t.id, t.reference_id AS "referenceId", t.sender_upi_id AS "senderUpiId",
            t.receiver_upi_id AS "receiverUpiId", t.amount, t.status, t.type, t.note, t.created_at AS "createdAt",

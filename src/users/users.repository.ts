@@ -70,14 +70,8 @@ export class UsersRepository {
 
   /** In the caller's transaction, so that the opening balance's ledger entries commit with the row. */
   async insert(client: PoolClient, user: NewUserRow): Promise<UserRow> {
-    const { rows } = await client.query<UserRow>(INSERT, [
-      user.referenceId,
-      user.name,
-      user.upiId,
-      user.phoneNumber,
-      user.balance,
-      user.pinHash,
-    ]);
+    const { referenceId, name, upiId, phoneNumber, balance, pinHash } = user;
+    const { rows } = await client.query<UserRow>(INSERT, [referenceId, name, upiId, phoneNumber, balance, pinHash]);
     return rows[0];
   }
 
