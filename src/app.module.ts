@@ -39,8 +39,9 @@ export class AppModule {
         ResilienceModule,
         IdempotencyModule,
         OutboxModule,
-        LedgerModule,
         UsersModule,
+        // After users: the ledger route's place in the API document stays where it was when users served it.
+        LedgerModule,
         AuthModule,
         TransactionsModule,
         TreasuryModule,

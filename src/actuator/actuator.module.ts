@@ -1,3 +1,5 @@
+// Owns no table: /actuator/* (index, health and probes, info, the metric catalog) and the pool metrics.
+// Readiness reads the database, the outbox relay and the disk-full window; it writes nothing.
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { OutboxModule } from '../outbox/outbox.module';

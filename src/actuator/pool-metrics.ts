@@ -16,7 +16,7 @@ export const poolMetricProviders = [
 ];
 
 /**
- * Samples the pg pool every second (the pool has no events for idle/waiting counts). The states
+ * Samples the service's one pg pool (TypeORM's connections included) every second (the pool has no events for idle/waiting counts). The states
  * do not overlap, so a dashboard may stack idle and active without counting a connection twice.
  */
 @Injectable()

@@ -1,3 +1,5 @@
+// Owns no table: the tamper-evidence audit of ledger_entries, transactions and users (read only),
+// over HTTP (admin), from the CLI (scripts/audit/audit.ts) and hourly as metrics.
 import { Module } from '@nestjs/common';
 import { AuditController } from './audit.controller';
 import { AuditService } from './audit.service';

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
 import { LoginAttemptsRepository } from './login-attempts.repository';
-import { RevocationService } from './revocation.service';
+import { RevocationsRepository } from './revocations.repository';
 
 /** Revocations outlive their tokens by nothing; stale failure counts start again after a day. */
 @Injectable()
@@ -9,7 +9,7 @@ export class AuthPurgeJob {
   private readonly logger = new Logger(AuthPurgeJob.name);
 
   constructor(
-    private readonly revocations: RevocationService,
+    private readonly revocations: RevocationsRepository,
     private readonly attempts: LoginAttemptsRepository,
   ) {}
 

@@ -1,3 +1,5 @@
+// Owns login_attempts, login_known_addresses, revoked_tokens, user_token_revocations and role_grants:
+// login, tokens and their revocation, roles. Accounts themselves are the users module's.
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
@@ -13,6 +15,7 @@ import { loginMetricProviders } from './login-metrics';
 import { LoginRateLimiter } from './login-rate-limiter';
 import { LoginService } from './login.service';
 import { RevocationService } from './revocation.service';
+import { RevocationsRepository } from './revocations.repository';
 import { RoleGrantsService } from './role-grants.service';
 import { RolesController } from './roles.controller';
 import { TokenService } from './token.service';
@@ -37,6 +40,7 @@ import { TokenService } from './token.service';
     LoginAttemptsRepository,
     LoginRateLimiter,
     RevocationService,
+    RevocationsRepository,
     RoleGrantsService,
     AuthPurgeJob,
     JwtStrategy,

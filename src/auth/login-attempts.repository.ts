@@ -1,5 +1,6 @@
-import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { Inject, Injectable } from '@nestjs/common';
+import type { Pool } from 'pg';
+import { PG_POOL } from '../database/pg-pool';
 import { AppConfig } from '../config/app-config';
 
 export type AttemptStart =
@@ -30,23 +31,27 @@ const LOCK_UNTIL = (lockCount: string) => `CASE WHEN ${lockCount} + 1 >= ${LOCKO
 @Injectable()
 export class LoginAttemptsRepository {
   constructor(
-    private readonly dataSource: DataSource,
+    @Inject(PG_POOL) private readonly pool: Pool,
     private readonly config: AppConfig,
   ) {}
 
   /** The source a login from this address counts against: the address if the owner logged in from it before. */
   async sourceOf(upiId: string, address: string): Promise<string> {
-    const [row] = (await this.dataSource.query(
+    const { rows } = await this.pool.query<{ known: boolean }>(
       `SELECT EXISTS (SELECT 1 FROM login_known_addresses WHERE upi_id = lower($1) AND address = $2) AS known`,
       [upiId, address],
-    )) as { known: boolean }[];
-    return row.known ? address : ANY_ADDRESS;
+    );
+    return rows[0].known ? address : ANY_ADDRESS;
   }
 
   /** Counts one attempt atomically; refused while locked, or when it would exceed the limit (which locks). */
   async start(upiId: string, source: string): Promise<AttemptStart> {
     const max = this.config.loginMaxFailedAttempts;
-    const rows = (await this.dataSource.query(
+    const { rows } = await this.pool.query<{
+      failed_count: number;
+      retry_after: number | null;
+      permanent: boolean | null;
+    }>(
       `INSERT INTO login_attempts AS a (upi_id, source, failed_count, locked_until, updated_at)
        VALUES (lower($1), $4, 1, NULL, now())
        ON CONFLICT (upi_id, source) DO UPDATE SET
@@ -67,7 +72,7 @@ export class LoginAttemptsRepository {
                    THEN ceil(extract(epoch FROM least(locked_until, now() + interval '1 year') - now()))::int
                  END AS retry_after`,
       [upiId, max, this.config.loginLockoutSeconds, source],
-    )) as { failed_count: number; retry_after: number | null; permanent: boolean | null }[];
+    );
     const { failed_count: count, retry_after: retryAfter, permanent } = rows[0];
     if (retryAfter === null) return { allowed: true };
     return {
@@ -80,18 +85,18 @@ export class LoginAttemptsRepository {
 
   /** The attempt failed: reaching the limit locks the source, longer at each lockout. True when this call set the lock. */
   async failed(upiId: string, source: string): Promise<boolean> {
-    const [, locked] = (await this.dataSource.query(
+    const { rowCount: locked } = await this.pool.query(
       `UPDATE login_attempts SET locked_until = ${LOCK_UNTIL('lock_count')}, lock_count = lock_count + 1,
               updated_at = now()
        WHERE upi_id = lower($1) AND source = $4 AND locked_until IS NULL AND failed_count >= $2`,
       [upiId, this.config.loginMaxFailedAttempts, this.config.loginLockoutSeconds, source],
-    )) as [unknown, number];
-    return locked > 0;
+    );
+    return (locked ?? 0) > 0;
   }
 
   /** A success resets the source's count (not its lockout level) and makes the address known. */
   async succeeded(upiId: string, source: string, address: string): Promise<void> {
-    await this.dataSource.query(
+    await this.pool.query(
       `WITH reset AS (
          UPDATE login_attempts SET failed_count = 0, updated_at = now()
          WHERE upi_id = lower($1) AND source = $2 AND lock_count > 0),
@@ -107,14 +112,14 @@ export class LoginAttemptsRepository {
    * lockout level of a registered user (the bound must not reset), dropped otherwise.
    */
   async purgeStale(): Promise<number> {
-    const [, deleted] = (await this.dataSource.query(
+    const { rowCount: deleted } = await this.pool.query(
       `DELETE FROM login_attempts a
        WHERE updated_at < now() - interval '1 day' AND (locked_until IS NULL OR locked_until < now())
          AND (lock_count = 0 OR NOT EXISTS (SELECT 1 FROM users u WHERE lower(u.upi_id) = a.upi_id))`,
-    )) as [unknown, number];
-    const [, forgotten] = (await this.dataSource.query(
+    );
+    const { rowCount: forgotten } = await this.pool.query(
       `DELETE FROM login_known_addresses WHERE last_success_at < now() - interval '90 days'`,
-    )) as [unknown, number];
-    return deleted + forgotten;
+    );
+    return (deleted ?? 0) + (forgotten ?? 0);
   }
 }

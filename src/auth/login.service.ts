@@ -6,7 +6,7 @@ import { hashPin, verifyPin } from '../access/pin-hash';
 import { ApiError, unauthorized } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { AppConfig } from '../config/app-config';
-import type { User } from '../users/user.entity';
+import type { UserRow } from '../users/users.repository';
 import { UsersService } from '../users/users.service';
 import { LoginAttemptsRepository } from './login-attempts.repository';
 import { LOGIN_FAILURES, LOGIN_LOCKOUTS, type LoginFailureReason } from './login-metrics';
@@ -42,7 +42,7 @@ export class LoginService implements OnModuleInit {
     this.typicalCheckMs = performance.now() - started;
   }
 
-  async login(upiId: string, pin: string | undefined, clientIp: string): Promise<User> {
+  async login(upiId: string, pin: string | undefined, clientIp: string): Promise<UserRow> {
     await this.guard(this.rateLimiter.consume(clientIp), 'rate_limited');
     const user = await this.users.findForLogin(upiId);
     // The spec's login: a user without a PIN, while PINs are optional, needs nothing more.
@@ -74,7 +74,7 @@ export class LoginService implements OnModuleInit {
    * One scrypt when there is a real hash to check; otherwise a wait as long as a check typically
    * takes (a moving average of real ones), so the answer comes in similar time at no CPU cost.
    */
-  private async pinMatches(user: User | null, pin: string | undefined): Promise<boolean> {
+  private async pinMatches(user: UserRow | null, pin: string | undefined): Promise<boolean> {
     if (!user?.pinHash) {
       await sleep(this.typicalCheckMs * (0.9 + Math.random() * 0.2));
       return false;

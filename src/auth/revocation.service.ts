@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
+import { RevocationsRepository } from './revocations.repository';
 import { issuedAtMs } from './token-id';
 
 /** How often each instance reads revocations made elsewhere. */
@@ -33,7 +33,7 @@ export class RevocationService implements OnModuleInit, OnApplicationShutdown {
   private refreshing: Promise<void> | undefined;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly revocations: RevocationsRepository,
     private readonly config: AppConfig,
   ) {}
 
@@ -65,13 +65,8 @@ export class RevocationService implements OnModuleInit, OnApplicationShutdown {
   }
 
   private async isRevokedInDatabase(upiId: string, jti: string): Promise<boolean> {
-    const [row] = (await this.dataSource.query(
-      `SELECT EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = $1) AS token,
-              (SELECT (extract(epoch FROM revoked_before) * 1000)::float8 FROM user_token_revocations
-               WHERE upi_id = lower($2)) AS cutoff_ms`,
-      [jti, upiId],
-    )) as { token: boolean; cutoff_ms: number | null }[];
-    return row.token || (row.cutoff_ms !== null && this.issuedBefore(jti, row.cutoff_ms));
+    const row = await this.revocations.find(jti, upiId);
+    return row.token || (row.cutoffMs !== null && this.issuedBefore(jti, row.cutoffMs));
   }
 
   private issuedBefore(jti: string, cutoffMs: number): boolean {
@@ -80,26 +75,14 @@ export class RevocationService implements OnModuleInit, OnApplicationShutdown {
   }
 
   async revokeToken(token: PresentedToken): Promise<void> {
-    await this.dataSource.query(
-      `INSERT INTO revoked_tokens (jti, upi_id, expires_at) VALUES ($1, lower($2), to_timestamp($3 / 1000.0))
-       ON CONFLICT (jti) DO NOTHING`,
-      [token.jti, token.upiId, token.expiresAtMs],
-    );
+    await this.revocations.insertToken(token.jti, token.upiId, token.expiresAtMs);
     this.revokedTokens.set(token.jti, token.expiresAtMs);
   }
 
   /** Every token of the user issued up to now, on every device. */
   async revokeAll(upiId: string, now = Date.now()): Promise<void> {
     const expiresAtMs = now + this.config.jwtExpirationMs;
-    await this.dataSource.query(
-      `INSERT INTO user_token_revocations (upi_id, revoked_before, expires_at)
-       VALUES (lower($1), to_timestamp($2 / 1000.0), to_timestamp($3 / 1000.0))
-       ON CONFLICT (upi_id) DO UPDATE SET
-         revoked_before = greatest(user_token_revocations.revoked_before, excluded.revoked_before),
-         expires_at = greatest(user_token_revocations.expires_at, excluded.expires_at),
-         updated_at = clock_timestamp()`,
-      [upiId, now, expiresAtMs],
-    );
+    await this.revocations.upsertUserCutoff(upiId, now, expiresAtMs);
     this.rememberCutoff(upiId.toLowerCase(), now, expiresAtMs);
   }
 
@@ -121,23 +104,11 @@ export class RevocationService implements OnModuleInit, OnApplicationShutdown {
   private async readChanges(): Promise<void> {
     const startedAt = Date.now();
     const since = this.watermark ?? new Date(0);
-    const [clock] = (await this.dataSource.query('SELECT clock_timestamp() AS now')) as { now: Date }[];
-    const tokens = (await this.dataSource.query(
-      `SELECT jti, (extract(epoch FROM expires_at) * 1000)::float8 AS expires_ms FROM revoked_tokens
-       WHERE revoked_at > $1::timestamptz - make_interval(secs => $2) AND expires_at > now()`,
-      [since, OVERLAP_SECONDS],
-    )) as { jti: string; expires_ms: number }[];
-    const users = (await this.dataSource.query(
-      `SELECT upi_id, (extract(epoch FROM revoked_before) * 1000)::float8 AS at_ms,
-              (extract(epoch FROM expires_at) * 1000)::float8 AS expires_ms
-       FROM user_token_revocations
-       WHERE updated_at > $1::timestamptz - make_interval(secs => $2) AND expires_at > now()`,
-      [since, OVERLAP_SECONDS],
-    )) as { upi_id: string; at_ms: number; expires_ms: number }[];
-    for (const row of tokens) this.revokedTokens.set(row.jti, row.expires_ms);
-    for (const row of users) this.rememberCutoff(row.upi_id, row.at_ms, row.expires_ms);
+    const { now, tokens, users } = await this.revocations.changedSince(since, OVERLAP_SECONDS);
+    for (const row of tokens) this.revokedTokens.set(row.jti, row.expiresMs);
+    for (const row of users) this.rememberCutoff(row.upiId, row.atMs, row.expiresMs);
     this.forgetExpired(startedAt);
-    this.watermark = clock.now;
+    this.watermark = now;
     this.lastRefreshedAt = startedAt;
   }
 
@@ -149,18 +120,5 @@ export class RevocationService implements OnModuleInit, OnApplicationShutdown {
   private forgetExpired(now: number): void {
     for (const [jti, expiresAtMs] of this.revokedTokens) if (expiresAtMs <= now) this.revokedTokens.delete(jti);
     for (const [upiId, cutoff] of this.revokedBefore) if (cutoff.expiresAtMs <= now) this.revokedBefore.delete(upiId);
-  }
-
-  /** Expired revocations protect nothing (their tokens are refused as expired): the scheduled job deletes them. */
-  async purgeExpired(): Promise<number> {
-    const [, tokens] = (await this.dataSource.query('DELETE FROM revoked_tokens WHERE expires_at < now()')) as [
-      unknown,
-      number,
-    ];
-    const [, users] = (await this.dataSource.query('DELETE FROM user_token_revocations WHERE expires_at < now()')) as [
-      unknown,
-      number,
-    ];
-    return tokens + users;
   }
 }

@@ -1,7 +1,9 @@
-import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import type { Pool } from 'pg';
 import { ROLE_ADMIN, ROLE_USER } from '../access/authenticated-user';
 import { AppConfig } from '../config/app-config';
+import { inTransaction } from '../database/in-transaction';
+import { PG_POOL } from '../database/pg-pool';
 import { recordAdminAction } from '../limits/admin-actions';
 
 /** How often each instance reads the grants made elsewhere (the README's bound for a revocation). */
@@ -17,7 +19,7 @@ export interface Account {
   referenceId: string;
 }
 
-/** One SQL statement's rows: TypeORM's manager.query, or pg's client.query(...).rows (the admin CLI). */
+/** One SQL statement's rows: pg's client.query(...).rows, on the service's pool or the admin CLI's client. */
 export type Query = (sql: string, params: unknown[]) => Promise<unknown[]>;
 
 export type GrantOutcome = 'granted' | 'revoked' | 'unchanged';
@@ -41,16 +43,16 @@ export class RoleGrantsService implements OnModuleInit, OnApplicationShutdown {
   private refreshing: Promise<void> | undefined;
 
   constructor(
-    private readonly dataSource: DataSource,
+    @Inject(PG_POOL) private readonly pool: Pool,
     private readonly config: AppConfig,
   ) {}
 
   async onModuleInit(): Promise<void> {
     if (this.config.adminBootstrap === 'at-boot' && this.config.adminUpiIds.size > 0) {
-      const rows = (await this.dataSource.query(
+      const { rows } = await this.pool.query<{ reference_id: string }>(
         `SELECT reference_id FROM users WHERE kind = 'USER' AND lower(upi_id) = ANY($1::text[])`,
         [[...this.config.adminUpiIds]],
-      )) as { reference_id: string }[];
+      );
       this.bootstrapAdmins = new Set(rows.map((row) => row.reference_id));
     }
     await this.refresh();
@@ -69,12 +71,12 @@ export class RoleGrantsService implements OnModuleInit, OnApplicationShutdown {
       return this.admins.has(account.referenceId) ? USER_AND_ADMIN : USER_ONLY;
     }
     void this.refreshSafely();
-    const [row] = (await this.dataSource.query(
+    const { rows } = await this.pool.query<{ admin: boolean }>(
       `SELECT EXISTS (SELECT 1 FROM role_grants g JOIN users u ON u.id = g.user_id
                       WHERE u.reference_id = $1 AND g.role = $2) AS admin`,
       [account.referenceId, ROLE_ADMIN],
-    )) as { admin: boolean }[];
-    return row.admin ? USER_AND_ADMIN : USER_ONLY;
+    );
+    return rows[0].admin ? USER_AND_ADMIN : USER_ONLY;
   }
 
   private isBootstrapAdmin(account: Account): boolean {
@@ -92,8 +94,8 @@ export class RoleGrantsService implements OnModuleInit, OnApplicationShutdown {
     granted: boolean,
     actor: string,
   ): Promise<{ outcome: GrantOutcome; upiId: string; referenceId: string } | undefined> {
-    const result = await this.dataSource.transaction((manager) =>
-      setRoleIn((sql, params) => manager.query(sql, params), account, role, granted, actor),
+    const result = await inTransaction(this.pool, (client) =>
+      setRoleIn(async (sql, params) => (await client.query(sql, params)).rows, account, role, granted, actor),
     );
     if (result) await this.refresh();
     return result;
@@ -115,10 +117,10 @@ export class RoleGrantsService implements OnModuleInit, OnApplicationShutdown {
 
   private async read(): Promise<void> {
     const startedAt = Date.now();
-    const rows = (await this.dataSource.query(
+    const { rows } = await this.pool.query<{ reference_id: string }>(
       `SELECT u.reference_id FROM role_grants g JOIN users u ON u.id = g.user_id WHERE g.role = $1`,
       [ROLE_ADMIN],
-    )) as { reference_id: string }[];
+    );
     this.admins = new Set(rows.map((row) => row.reference_id));
     this.lastRefreshedAt = startedAt;
   }

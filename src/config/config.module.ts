@@ -1,3 +1,5 @@
+// Owns no table: the one validated AppConfig (src/config/app-config.ts), injectable everywhere.
+// Settings are read once at boot; nothing changes them while the service runs.
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { AppConfig } from './app-config';
 

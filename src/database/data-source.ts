@@ -1,29 +1,57 @@
-import { Client } from 'pg';
+import * as pg from 'pg';
 import { DataSource } from 'typeorm';
+import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions';
 import { MIGRATIONS } from '../../migrations';
 import { type DiskFullWindow, faultObservingClient } from './disk-full-window';
 import { ENTITIES } from './entities';
 import { applySqlFunctions } from './sql-functions';
 
-export function createDataSource(url: string, poolSize: number, faults?: DiskFullWindow): DataSource {
+const ORM_OPTIONS = {
+  type: 'postgres',
+  entities: ENTITIES,
+  migrations: MIGRATIONS,
+  migrationsTableName: 'schema_migrations',
+  synchronize: false,
+  migrationsRun: false,
+  // Query errors surface as exceptions; logging them here would leak parameters into logs.
+  logging: false,
+} satisfies PostgresDataSourceOptions;
+
+/**
+ * The ORM for migrations, the entities and the schema check. Given the service's pool it opens
+ * none of its own: TypeORM's `driver` option takes the pg module, whose Pool here is that pool,
+ * so one DB_POOL_SIZE bounds every connection and every one has the same hooks (disk-full
+ * observation, the limits startup option, the connection-loss listeners). Given a size, it
+ * opens a small pool of its own (a short-lived owner connection, the tests' setup).
+ */
+export function createDataSource(url: string, pool: pg.Pool | number, faults?: DiskFullWindow): DataSource {
+  if (typeof pool !== 'number') {
+    return new DataSource({
+      ...ORM_OPTIONS,
+      url,
+      driver: { Pool: sharedPool(pool), defaults: pg.defaults },
+      // The pool reports its own errors (survivesConnectionLoss in database.module.ts).
+      poolErrorHandler: () => undefined,
+    });
+  }
   return new DataSource({
-    type: 'postgres',
+    ...ORM_OPTIONS,
     url,
-    entities: ENTITIES,
-    migrations: MIGRATIONS,
-    migrationsTableName: 'schema_migrations',
-    synchronize: false,
-    migrationsRun: false,
-    // Query errors surface as exceptions; logging them here would leak parameters into logs.
-    logging: false,
-    poolSize,
+    poolSize: pool,
     extra: {
-      max: poolSize,
+      max: pool,
       idleTimeoutMillis: 30_000,
       connectionTimeoutMillis: 5_000,
       ...(faults ? { Client: faultObservingClient(faults) } : {}),
     },
   });
+}
+
+/** A constructor that answers `new Pool(options)` with the given pool; TypeORM ends it on destroy(). */
+function sharedPool(pool: pg.Pool) {
+  return function SharedPool() {
+    return pool;
+  };
 }
 
 export class SchemaMismatchError extends Error {}
@@ -52,7 +80,7 @@ const MIGRATION_LOCK_KEY = 7_261_746_032;
  * this process dies), and the later ones find the migrations already applied.
  */
 export async function migrateExclusively(dataSource: DataSource, url: string): Promise<string[]> {
-  const lock = new Client({ connectionString: url });
+  const lock = new pg.Client({ connectionString: url });
   await lock.connect();
   try {
     await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);

@@ -1,3 +1,5 @@
+// Owns the connection: the one pg pool (PG_POOL), TypeORM on it for migrations and the schema check,
+// the embedded PostgreSQL, sql_functions (the SQL functions applied by checksum) and schema_migrations.
 import { AsyncResource } from 'node:async_hooks';
 import { Global, Logger, Module, type DynamicModule, type OnApplicationShutdown, Inject } from '@nestjs/common';
 import type { Pool } from 'pg';
@@ -17,7 +19,7 @@ export interface OpenedDatabase {
   dataSource: DataSource;
   pool: Pool;
   embedded?: EmbeddedDatabase;
-  /** Recent "disk full" refusals seen by either pool: readiness follows them. */
+  /** Recent "disk full" refusals seen by the pool: readiness follows them. */
   diskFull: DiskFullWindow;
 }
 
@@ -43,8 +45,11 @@ export async function openDatabase(config: AppConfig, purpose: OpenPurpose = 'se
     ownerUrl = database.ownerUrl;
   }
   const diskFull = new DiskFullWindow();
-  // The ORM serves the reads; the money movements go through PG_POOL, which gets the full size.
-  const dataSource = createDataSource(url, Math.max(2, Math.ceil(config.dbPoolSize / 2)), diskFull);
+  // One pool for everything, TypeORM included (data-source.ts). The money functions read the
+  // limits from the session (src/config/limits-settings.ts), so every connection carries them.
+  const pool = createPgPool(url, config.dbPoolSize, diskFull, limitsStartupOption(config));
+  survivesConnectionLoss(pool, logger);
+  const dataSource = createDataSource(url, pool);
   try {
     await dataSource.initialize().catch((error: unknown) => {
       throw config.databaseUrl ? databaseUrlFailure(error, config.databaseUrl) : error;
@@ -54,13 +59,9 @@ export async function openDatabase(config: AppConfig, purpose: OpenPurpose = 'se
     if (purpose === 'serve' && config.databaseUrl) {
       await checkServicePrivileges(dataSource, config.nodeEnv === 'production', config.databaseAllowPrivileged, logger);
     }
-    // The money functions read the limits from the session (src/config/limits-settings.ts).
-    const pool = createPgPool(url, config.dbPoolSize, diskFull, limitsStartupOption(config));
-    survivesConnectionLoss(pool, logger);
-    survivesConnectionLoss((dataSource.driver as unknown as { master: Pool }).master, logger);
     return { dataSource, pool, embedded, diskFull };
   } catch (error) {
-    if (dataSource.isInitialized) await dataSource.destroy();
+    await endPool(dataSource, pool);
     await embedded?.stop();
     throw error;
   }
@@ -113,7 +114,13 @@ function survivesConnectionLoss(pool: Pool, logger: Logger): void {
   pool.on('connect', (client) => client.on('error', report));
 }
 
-/** Both pools, then the embedded server; each step bounded so a dead database cannot stall shutdown. */
+/** The ORM ends the pool it runs on; one it never started on is ended here. Once, either way. */
+async function endPool(dataSource: DataSource, pool: Pool): Promise<void> {
+  if (dataSource.isInitialized) await dataSource.destroy();
+  else if (!pool.ended) await pool.end();
+}
+
+/** The pool, then the embedded server; each step bounded so a dead database cannot stall shutdown. */
 export async function closeDatabase(opened: Omit<OpenedDatabase, 'diskFull'>): Promise<void> {
   const logger = new Logger('Database');
   const step = async (name: string, work: () => Promise<unknown>, limitMs = 2000) => {
@@ -129,11 +136,8 @@ export async function closeDatabase(opened: Omit<OpenedDatabase, 'diskFull'>): P
       clearTimeout(timer);
     }
   };
-  await step('the connection pool', () => opened.pool.end());
-  await step('the ORM pool', async () => {
-    if (opened.dataSource.isInitialized) await opened.dataSource.destroy();
-  });
-  // Within the 9 s shutdown deadline: 2 + 2 + 4 s at worst, the embedded stop forcing itself at 3.5 s.
+  await step('the connection pool', () => endPool(opened.dataSource, opened.pool));
+  // Within the 9 s shutdown deadline: 2 + 4 s at worst, the embedded stop forcing itself at 3.5 s.
   await step('the embedded PostgreSQL', async () => opened.embedded?.stop(), 4000);
 }
 

@@ -2,9 +2,9 @@ import { Pool } from 'pg';
 import { type DiskFullWindow, faultObservingClient } from './disk-full-window';
 
 /**
- * Injection token for the service's own pg pool: the hot paths (one function call per money
- * movement; the history reads' first pages, one statement each) and the samplers use it
- * directly; TypeORM keeps its own pool for the other reads and the writes outside movements.
+ * Injection token for the service's one pg pool. Everything runs on it: the money movements
+ * (one function call each), the repositories' reads and writes, the samplers, and TypeORM
+ * itself (migrations, the schema check), which is handed this pool (data-source.ts).
  */
 export const PG_POOL = Symbol('PG_POOL');
 

@@ -1,15 +1,12 @@
 import { applyLogLevel } from '../common/logging';
 import { loadConfig } from '../config/app-config';
-import { openDatabase } from './database.module';
+import { closeDatabase, openDatabase } from './database.module';
 
 /** `npm run migration:run`: apply pending migrations and verify the schema, then exit. */
 async function runMigrations(): Promise<void> {
   const config = loadConfig();
   applyLogLevel(config.logLevel);
-  const { dataSource, pool, embedded } = await openDatabase(config, 'migrate');
-  await pool.end();
-  await dataSource.destroy();
-  await embedded?.stop();
+  await closeDatabase(await openDatabase(config, 'migrate'));
   console.log('Database schema is up to date');
 }
 

@@ -1,3 +1,5 @@
+// Owns idempotency_keys: claimed and finished inside each movement's SQL function,
+// read here at the edges (the interceptor, replays) and purged by its job.
 import { Module } from '@nestjs/common';
 import { idempotencyMetricProviders } from './idempotency-metrics';
 import { IdempotencyInterceptor } from './idempotency.interceptor';

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { moneyJson } from '../common/money/money';
-import type { Transaction } from '../transactions/transaction.entity';
+import type { TransactionRow } from '../transactions/transactions.repository';
 import { InsightSource, SpendCategory, type SpendAssessment } from './spend-category';
 
 export class SpendInsightResponse {
@@ -12,7 +12,11 @@ export class SpendInsightResponse {
   @ApiProperty({ type: 'number', format: 'double', minimum: 0, maximum: 1, example: 0.9 }) confidenceScore: number;
   @ApiProperty({ enum: InsightSource }) source: InsightSource;
 
-  static of(transaction: Transaction, assessment: SpendAssessment, source: InsightSource): SpendInsightResponse {
+  static of(
+    transaction: Pick<TransactionRow, 'referenceId' | 'amount'>,
+    assessment: SpendAssessment,
+    source: InsightSource,
+  ): SpendInsightResponse {
     return {
       transactionReferenceId: transaction.referenceId,
       category: assessment.category,

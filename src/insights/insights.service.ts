@@ -1,40 +1,40 @@
 import { Injectable, Logger } from '@nestjs/common';
 import Big from 'big.js';
-import { DataSource, type Repository } from 'typeorm';
 import type { AuthenticatedUser } from '../access/authenticated-user';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { AppConfig } from '../config/app-config';
 import { AI_CIRCUIT, CircuitBreakers, type GuardedCall } from '../resilience/circuit-breakers';
 import type { TransferEvent } from '../outbox/transfer-event';
+import { Money } from '../common/money/money';
+import { type TransactionRow, TransactionsRepository } from '../transactions/transactions.repository';
 import { TransactionsService } from '../transactions/transactions.service';
 import { AiInsightClient } from './ai-insight.client';
 import { SpendInsightResponse } from './insight.dto';
 import { type ClassifiedTransaction, classifyByRules } from './rule-based-classifier';
-import { InsightSource, type SpendAssessment, type SpendCategory } from './spend-category';
-import { TransactionInsight } from './transaction-insight.entity';
+import { InsightSource, type SpendAssessment } from './spend-category';
+import { type TransactionInsightRow, TransactionInsightsRepository } from './transaction-insights.repository';
 
 /**
- * Endpoint 10. The model's answer is stored per transaction and served from then on; when the model
- * cannot answer (not configured, timeout, 429, 5xx, bad answer, open aiCircuitBreaker) the rule-based
- * classifier answers instead. Fallback answers are not stored, so the model gets its chance next time.
+ * POST /api/v1/transactions/{id}/insights (README, "API"). The model's answer is stored per
+ * transaction and served from then on; when the model cannot answer (not configured, timeout, 429,
+ * 5xx, bad answer, open aiCircuitBreaker) the rule-based classifier answers instead. Fallback answers are not stored, so the model gets its chance next time.
  * Each completed transfer is also classified off the request path (classifyCompleted), so that the
  * endpoint is usually a read.
  */
 @Injectable()
 export class InsightsService {
   private readonly logger = new Logger(InsightsService.name);
-  private readonly insights: Repository<TransactionInsight>;
   private readonly circuit: GuardedCall;
 
   constructor(
     circuits: CircuitBreakers,
     private readonly config: AppConfig,
     private readonly transactions: TransactionsService,
+    private readonly transactionRows: TransactionsRepository,
     private readonly model: AiInsightClient,
-    private readonly dataSource: DataSource,
+    private readonly insights: TransactionInsightsRepository,
   ) {
-    this.insights = this.dataSource.getRepository(TransactionInsight);
     this.circuit = circuits.create(AI_CIRCUIT, {
       timeoutMs: config.aiTimeoutMs,
       threshold: config.aiCircuitThreshold,
@@ -46,13 +46,14 @@ export class InsightsService {
     if (!this.config.insightsEnabled) {
       throw new ApiError(ErrorCode.FeatureDisabled, 'Spend insights are turned off on this service (INSIGHTS_ENABLED)');
     }
-    const transaction = await this.transactions.get(referenceId, caller);
-    const stored = await this.insights.findOneBy({ transactionId: transaction.id });
+    const transaction = await this.transactions.readable(referenceId, caller);
+    const stored = await this.insights.find(transaction.id);
     if (stored) return SpendInsightResponse.of(transaction, toAssessment(stored), stored.source as InsightSource);
 
-    const answer = await this.askModel(transaction);
+    const classified = toClassified(transaction);
+    const answer = await this.askModel(classified);
     if (!answer)
-      return SpendInsightResponse.of(transaction, classifyByRules(transaction), InsightSource.RuleBasedFallback);
+      return SpendInsightResponse.of(transaction, classifyByRules(classified), InsightSource.RuleBasedFallback);
     const kept = await this.store(transaction.id, answer);
     return SpendInsightResponse.of(transaction, kept, InsightSource.AiModel);
   }
@@ -64,19 +65,14 @@ export class InsightsService {
    */
   async classifyCompleted(event: TransferEvent): Promise<void> {
     if (!this.config.insightsEnabled || !this.model.configured) return;
-    const [found] = (await this.dataSource.query(
-      `SELECT t.id, i.transaction_id IS NOT NULL AS classified
-       FROM transactions t LEFT JOIN transaction_insights i ON i.transaction_id = t.id
-       WHERE t.reference_id = $1`,
-      [event.transactionReferenceId],
-    )) as { id: string; classified: boolean }[];
-    if (!found || found.classified) return;
+    const transaction = await this.transactionRows.findByReferenceId(event.transactionReferenceId);
+    if (!transaction || (await this.insights.exists(transaction.id))) return;
     const answer = await this.askModel({
       amount: new Big(event.amount),
       note: event.note ?? null,
       receiverUpiId: event.receiverUpiId,
     });
-    if (answer) await this.store(found.id, answer);
+    if (answer) await this.store(transaction.id, answer);
   }
 
   private async askModel(transaction: ClassifiedTransaction): Promise<SpendAssessment | null> {
@@ -91,21 +87,17 @@ export class InsightsService {
 
   /** First answer wins when two requests race; both return the stored one. */
   private async store(transactionId: string, answer: SpendAssessment): Promise<SpendAssessment> {
-    await this.insights
-      .createQueryBuilder()
-      .insert()
-      .values({ transactionId, ...answer, source: InsightSource.AiModel })
-      .orIgnore()
-      .execute();
-    return toAssessment(await this.insights.findOneByOrFail({ transactionId }));
+    await this.insights.insertIfAbsent(transactionId, { ...answer, source: InsightSource.AiModel });
+    const stored = await this.insights.find(transactionId);
+    if (!stored) throw new Error(`The insight of transaction ${transactionId} was not stored`);
+    return toAssessment(stored);
   }
 }
 
-function toAssessment(insight: TransactionInsight): SpendAssessment {
-  return {
-    category: insight.category as SpendCategory,
-    summary: insight.summary,
-    budgetingTip: insight.budgetingTip,
-    confidenceScore: insight.confidenceScore,
-  };
+function toAssessment({ source: _, ...assessment }: TransactionInsightRow): SpendAssessment {
+  return assessment;
+}
+
+function toClassified(transaction: TransactionRow): ClassifiedTransaction {
+  return { amount: new Money(transaction.amount), note: transaction.note, receiverUpiId: transaction.receiverUpiId };
 }

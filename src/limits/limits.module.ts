@@ -1,3 +1,5 @@
+// Owns limit_overrides, limits_daily_usage and admin_actions: per-user limits, freezes and their
+// history; the money SQL enforces them, this module views and sets them.
 import { Global, Module } from '@nestjs/common';
 import { LimitsController } from './limits.controller';
 import { LimitsMetrics, limitsMetricProviders } from './limits-metrics';

@@ -1,3 +1,5 @@
+// Owns no table: the Prometheus registry every module declares its metrics in,
+// /actuator/prometheus, and the HTTP request timings.
 import { Module } from '@nestjs/common';
 import { PrometheusModule } from '@willsoto/nestjs-prometheus';
 import { HttpMetrics, httpMetricProviders } from './http-metrics';

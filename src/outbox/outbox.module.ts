@@ -1,3 +1,5 @@
+// Owns outbox_events: written by the money functions in the movement's transaction, relayed here
+// to the transfer-event publisher (in-process or Kafka) and marked published.
 import { Module } from '@nestjs/common';
 import { ClientKafka, ClientsModule, Transport } from '@nestjs/microservices';
 import { AppConfig } from '../config/app-config';

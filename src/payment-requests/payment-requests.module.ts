@@ -1,3 +1,5 @@
+// Owns payment_requests: upi://pay links and QR codes to be paid; paying one is a transfer,
+// whose SQL function marks the request PAID (./sql).
 import { Module } from '@nestjs/common';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { TransactionsModule } from '../transactions/transactions.module';

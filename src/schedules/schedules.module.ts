@@ -1,3 +1,5 @@
+// Owns scheduled_transfers and scheduled_transfer_runs: standing instructions and their runs;
+// the runner claims due runs and makes each an ordinary transfer.
 import { Module } from '@nestjs/common';
 import { TransactionsModule } from '../transactions/transactions.module';
 import { RunExecutor } from './run-executor';

@@ -1,3 +1,5 @@
+// Owns no table: statements and balance history, read from ledger_entries and transactions
+// in one snapshot (JSON or streamed CSV).
 import { Module } from '@nestjs/common';
 import { UsersModule } from '../users/users.module';
 import { StatementsController } from './statements.controller';

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Money, moneyJson } from '../common/money/money';
-import type { Transaction } from './transaction.entity';
+import type { TransactionRow } from './transactions.repository';
 
 /** The fields of a transaction as every answer writes them, the ids and amount as exact text. */
 export interface TransactionFields {
@@ -49,19 +49,12 @@ export class TransactionResponse {
   })
   paymentRequestReferenceId?: string;
 
-  static of(transaction: Transaction): TransactionResponse {
+  /** The one mapping from a transactions row (transactions.repository.ts). */
+  static of(this: void, row: TransactionRow): TransactionResponse {
     return TransactionResponse.from({
-      transactionId: transaction.id,
-      referenceId: transaction.referenceId,
-      senderUpiId: transaction.senderUpiId,
-      receiverUpiId: transaction.receiverUpiId,
-      amount: transaction.amount.toString(),
-      status: transaction.status,
-      type: transaction.type,
-      note: transaction.note,
-      createdAt: transaction.createdAt.toISOString(),
-      originalReferenceId: transaction.originalReferenceId,
-      reversedAmount: transaction.reversedAmount.toString(),
+      ...row,
+      transactionId: row.id,
+      createdAt: row.createdAt.toISOString(),
     });
   }
 

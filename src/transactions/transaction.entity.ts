@@ -1,9 +1,8 @@
 import type Big from 'big.js';
 import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import { moneyColumn } from '../database/money.transformer';
-import { User } from '../users/user.entity';
 
-/** Written only by the money movement functions (sql/*.sql); the ORM reads it. */
+/** Written only by the money movement functions (sql/*.sql), read by transactions.repository.ts; mapped here for the schema check. */
 @Entity({ name: 'transactions' })
 @Check('ck_transactions_amount_positive', '"amount" > 0')
 @Check('ck_transactions_not_self', '"sender_id" <> "receiver_id"')
@@ -29,21 +28,14 @@ export class Transaction {
   @Column({ name: 'reference_id', type: 'uuid' })
   referenceId: string;
 
+  // No foreign key (and no ORM relation: nothing reads one): the movements name only accounts they
+  // hold locked, users are never deleted (trigger), and the audit reports orphans
+  // (migrations/1764001100000-lean-money-movements.ts). The same for the receiver.
   @Column({ name: 'sender_id', type: 'bigint' })
   senderId: string;
 
-  // No foreign key: the movements name only accounts they hold locked, users are never deleted
-  // (trigger), and the audit reports orphans (migrations/1764001100000-lean-money-movements.ts).
-  @ManyToOne(() => User, { createForeignKeyConstraints: false })
-  @JoinColumn({ name: 'sender_id' })
-  sender?: User;
-
   @Column({ name: 'receiver_id', type: 'bigint' })
   receiverId: string;
-
-  @ManyToOne(() => User, { createForeignKeyConstraints: false })
-  @JoinColumn({ name: 'receiver_id' })
-  receiver?: User;
 
   @Column({ name: 'sender_upi_id', type: 'varchar', length: 100 })
   senderUpiId: string;

@@ -105,6 +105,6 @@ export class TransactionsController {
     @Param('id', UuidParamPipe) id: string,
     @CurrentUser() caller: AuthenticatedUser,
   ): Promise<TransactionResponse> {
-    return TransactionResponse.of(await this.transactions.get(id, caller));
+    return this.transactions.get(id, caller);
   }
 }

@@ -1,3 +1,5 @@
+// Owns transactions (written only by the money SQL functions) and transfer_rate_limits: the transfer,
+// its group commit, reversals and the transaction reads (transactions.repository.ts).
 import { Module } from '@nestjs/common';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { OutboxModule } from '../outbox/outbox.module';
@@ -5,6 +7,7 @@ import { UsersModule } from '../users/users.module';
 import { ReversalService } from './reversal.service';
 import { ReversalsController } from './reversals.controller';
 import { TransactionsController } from './transactions.controller';
+import { TransactionsRepository } from './transactions.repository';
 import { TransactionsService } from './transactions.service';
 import { OutcomeRenderer } from './outcome-renderer';
 import { transferMetricProviders } from './transfer-metrics';
@@ -21,6 +24,7 @@ import { TransferService } from './transfer.service';
     TransferBatcher,
     ReversalService,
     TransactionsService,
+    TransactionsRepository,
     TransferRateLimiter,
     SenderIsCallerGuard,
     TransferRateLimitGuard,
@@ -28,6 +32,6 @@ import { TransferService } from './transfer.service';
     ...transferMetricProviders,
     ...transferBatchMetricProviders,
   ],
-  exports: [TransactionsService, TransferRateLimiter, OutcomeRenderer, TransferService],
+  exports: [TransactionsService, TransactionsRepository, TransferRateLimiter, OutcomeRenderer, TransferService],
 })
 export class TransactionsModule {}

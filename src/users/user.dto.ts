@@ -6,7 +6,7 @@ import { IsMoney, ToMoney } from '../common/money/money.decorators';
 import { IsVisibleText } from '../common/text/visible-text';
 import { moneyJson } from '../common/money/money';
 import { UPI_ID_MESSAGE, UPI_ID_PATTERN } from './upi-id';
-import type { User } from './user.entity';
+import type { UserRow } from './users.repository';
 
 export class RegisterUserRequest {
   @ApiProperty({ example: 'Alice Sharma', maxLength: 100 })
@@ -57,7 +57,7 @@ export class UserResponse {
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time' }) updatedAt: string;
 
-  static of(user: User): UserResponse {
+  static of(this: void, user: UserRow): UserResponse {
     return {
       referenceId: user.referenceId,
       name: user.name,
@@ -81,7 +81,7 @@ export class UserAccountResponse {
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time' }) updatedAt: string;
 
-  static of(user: User): UserAccountResponse {
+  static of(this: void, user: UserRow): UserAccountResponse {
     return {
       userId: JSON.rawJSON(user.id),
       name: user.name,

@@ -16,10 +16,8 @@ import { requireOwner } from '../access/access-rules';
 import { type AuthenticatedUser, ROLE_ADMIN } from '../access/authenticated-user';
 import { invalidRequest, ValidationError } from '../common/errors/api-error';
 import { MoneyFormatError, parseMoney } from '../common/money/money';
-import { type ListPage, type Page, readListRequest, readPageRequest } from '../common/paging/page';
-import { ApiListPageResponse, ApiListQueries } from '../common/paging/paging.docs';
+import { type Page, readPageRequest } from '../common/paging/page';
 import { UuidParamPipe } from '../common/http/params';
-import { LedgerEntryResponse } from '../ledger/ledger-entry.dto';
 import { UPI_ID_MESSAGE, UPI_ID_PATTERN } from './upi-id';
 import { RegisterUserRequest, UserAccountResponse, UserResponse } from './user.dto';
 import { RegistrationRateLimiter } from './registration-rate-limiter';
@@ -109,27 +107,5 @@ export class UsersController {
   async byReferenceId(@Param('id', UuidParamPipe) id: string, @CurrentUser() caller: AuthenticatedUser) {
     const user = await this.users.findByReferenceId(id);
     return UserResponse.of(requireOwner(caller, user, `No user with reference ID ${id}`));
-  }
-
-  @Get(':id/ledger')
-  @ApiBearerAuth()
-  @ApiOperation({ summary: "The caller's ledger entries, newest first, by page or by cursor" })
-  @ApiListQueries()
-  @ApiListPageResponse(LedgerEntryResponse)
-  @ApiProblems(400, 401, 403, ErrorCode.UserNotFound, 422)
-  async ledger(
-    @Param('id', UuidParamPipe) id: string,
-    @Query() query: Record<string, unknown>,
-    @CurrentUser() caller: AuthenticatedUser,
-  ): Promise<ListPage<LedgerEntryResponse>> {
-    const request = readListRequest(query, { allowed: ['createdAt'], fallback: 'createdAt', fromQuery: false });
-    const notFound = `No user with reference ID ${id}`;
-    // An offset page (what clients read most) comes in one round trip with its owner.
-    if (request.kind === 'offset') {
-      return requireOwner(caller, await this.users.ledgerPageOf(id, request), notFound).page;
-    }
-    const user = requireOwner(caller, await this.users.findByReferenceId(id), notFound);
-    const page = await this.users.ledgerOf(user, request);
-    return { ...page, content: page.content.map((entry) => LedgerEntryResponse.of(entry, user.referenceId)) };
   }
 }

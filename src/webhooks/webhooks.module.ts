@@ -1,3 +1,5 @@
+// Owns webhook_endpoints and webhook_deliveries: admin-managed endpoints, the fan-out from the
+// outbox, and the delivery worker with its retries.
 import { Module } from '@nestjs/common';
 import { AttemptRecorder } from './attempt-recorder';
 import { DeliveryWorker } from './delivery-worker';

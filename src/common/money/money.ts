@@ -11,8 +11,6 @@ Money.DP = 4;
 Money.PE = 40;
 Money.NE = -40;
 
-export type MoneyValue = Big;
-
 export const MONEY_SCALE = 4;
 const MAX_INTEGER_DIGITS = 15; // numeric(19,4): 19 digits, 4 after the point
 export const MAX_STORABLE = new Money('999999999999999.9999');

@@ -148,3 +148,19 @@ function readInteger(query: Query, name: string, fallback: number): number {
   if (!/^-?\d{1,9}$/.test(raw.trim())) throw invalidRequest(`${name} must be an integer, got "${raw}"`);
   return Number(raw.trim());
 }
+
+/**
+ * One read path for the lists with both kinds of paging: the rows of the same repository query
+ * (offset or after a cursor, size + 1 rows for the latter), in the page shape each kind answers with.
+ */
+export function toListPage<T extends { id: string }>(request: ListRequest, rows: T[], total: number): ListPage<T> {
+  if (request.kind === 'offset') return withNextCursor(toPage(rows, request, total), request.sortBy, rowId);
+  return toCursorPage(rows, request, rowId);
+}
+
+const rowId = (row: { id: string }) => row.id;
+
+/** A list page with its rows turned into their response form. */
+export function mapPage<T, R>(page: ListPage<T>, toResponse: (row: T) => R): ListPage<R> {
+  return { ...page, content: page.content.map(toResponse) } as ListPage<R>;
+}

@@ -1,0 +1,20 @@
+import type { Pool, PoolClient } from 'pg';
+
+/**
+ * `work` on one connection between BEGIN and COMMIT; any error rolls back and is thrown on. The
+ * rollback's own failure (the connection is gone) is not the caller's news: the first error is.
+ */
+export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}

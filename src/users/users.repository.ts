@@ -1,0 +1,118 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Pool, PoolClient } from 'pg';
+import type { PageBounds } from '../common/paging/page';
+import { PG_POOL } from '../database/pg-pool';
+import { AccountKind } from './user.entity';
+
+export const USER_SORT_KEYS = ['userId', 'name', 'upiId', 'balance', 'createdAt'] as const;
+export type UserSortKey = (typeof USER_SORT_KEYS)[number];
+
+const SORT_COLUMNS: Record<UserSortKey, string> = {
+  userId: 'u.id',
+  name: 'u.name',
+  upiId: 'u.upi_id',
+  balance: 'u.balance',
+  createdAt: 'u.created_at',
+};
+
+/** A users row as the reads return it: bigint and numeric as text. No PIN hash but for login. */
+export interface UserRow {
+  id: string;
+  referenceId: string;
+  name: string;
+  upiId: string;
+  phoneNumber: string;
+  balance: string;
+  version: number;
+  kind: AccountKind;
+  createdAt: Date;
+  updatedAt: Date;
+  pinHash?: string | null;
+}
+
+const COLUMNS = `u.id, u.reference_id AS "referenceId", u.name, u.upi_id AS "upiId", u.phone_number AS "phoneNumber",
+  u.balance, u.version, u.kind, u.created_at AS "createdAt", u.updated_at AS "updatedAt"`;
+
+const BY_REFERENCE = `SELECT ${COLUMNS} FROM users u WHERE u.reference_id = $1`;
+const BY_UPI_ID = `SELECT ${COLUMNS} FROM users u WHERE lower(u.upi_id) = lower($1)`;
+const FOR_LOGIN = `SELECT ${COLUMNS}, u.pin_hash AS "pinHash" FROM users u WHERE lower(u.upi_id) = lower($1)`;
+const BALANCE_ABOVE = `SELECT ${COLUMNS} FROM users u WHERE u.balance > $1 AND u.kind = '${AccountKind.User}' ORDER BY u.id`;
+const INSERT = `
+  INSERT INTO users AS u (reference_id, name, upi_id, phone_number, balance, pin_hash)
+  VALUES ($1, $2, $3, $4, $5, $6)
+  RETURNING ${COLUMNS}`;
+
+/** One query per sort key: the users (not the treasury) in that order, with their count. */
+const PAGE_QUERIES = Object.fromEntries(
+  USER_SORT_KEYS.map((key) => [
+    key,
+    `SELECT ${COLUMNS}, count(*) OVER () AS total FROM users u WHERE u.kind = '${AccountKind.User}'
+     ORDER BY ${SORT_COLUMNS[key]}, u.id OFFSET $1 LIMIT $2`,
+  ]),
+) as Record<UserSortKey, string>;
+
+const COUNT = `SELECT count(*) AS total FROM users u WHERE u.kind = '${AccountKind.User}'`;
+
+export interface NewUserRow {
+  referenceId: string;
+  name: string;
+  upiId: string;
+  phoneNumber: string;
+  /** Four decimals, as the numeric(19,4) column keeps it. */
+  balance: string;
+  pinHash: string | null;
+}
+
+/** users: the accounts. Balances and the hash chain's head are written by the money movement functions. */
+@Injectable()
+export class UsersRepository {
+  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
+
+  /** In the caller's transaction, so that the opening balance's ledger entries commit with the row. */
+  async insert(client: PoolClient, user: NewUserRow): Promise<UserRow> {
+    const { referenceId, name, upiId, phoneNumber, balance, pinHash } = user;
+    const { rows } = await client.query<UserRow>(INSERT, [referenceId, name, upiId, phoneNumber, balance, pinHash]);
+    return rows[0];
+  }
+
+  async findByReferenceId(referenceId: string): Promise<UserRow | null> {
+    return this.first(BY_REFERENCE, [referenceId]);
+  }
+
+  /** UPI IDs are unique regardless of case. */
+  async findByUpiId(upiId: string): Promise<UserRow | null> {
+    return this.first(BY_UPI_ID, [upiId]);
+  }
+
+  /** The one read that includes the PIN hash: login compares it and nothing else sees it. */
+  async findForLogin(upiId: string): Promise<UserRow | null> {
+    return this.first(FOR_LOGIN, [upiId]);
+  }
+
+  /** An offset page of the users (not the treasury), ascending by the sort key, then by id. */
+  async findPage(sortBy: UserSortKey, page: PageBounds): Promise<{ total: number; rows: UserRow[] }> {
+    const { rows } = await this.pool.query<UserRow & { total: string }>(PAGE_QUERIES[sortBy], [
+      page.page * page.size,
+      page.size,
+    ]);
+    // A page past the end has no row to carry the count.
+    const total = rows.length > 0 ? Number(rows[0].total) : await this.count();
+    return { total, rows: rows.map(({ total: _, ...row }) => row) };
+  }
+
+  /** The users (not the treasury) whose balance exceeds the threshold (four decimals), by id. */
+  async findWithBalanceAbove(threshold: string): Promise<UserRow[]> {
+    const { rows } = await this.pool.query<UserRow>(BALANCE_ABOVE, [threshold]);
+    return rows;
+  }
+
+  private async count(): Promise<number> {
+    const { rows } = await this.pool.query<{ total: string }>(COUNT);
+    return Number(rows[0].total);
+  }
+
+  private async first(text: string, values: unknown[]): Promise<UserRow | null> {
+    const { rows } = await this.pool.query<UserRow>(text, values);
+    return rows[0] ?? null;
+  }
+}
