@@ -34,12 +34,9 @@ export class IdempotencyKey {
   @Column({ type: 'varchar', length: 16 })
   status: IdempotencyStatus;
 
+  /** The HTTP status of the outcome, for operators at a glance (outcome_response_status.sql). */
   @Column({ name: 'response_status', type: 'integer', nullable: true })
   responseStatus: number | null;
-
-  /** Written before outcomes existed; such rows are replayed verbatim (idempotent_replay.sql). */
-  @Column({ name: 'response_body', type: 'text', nullable: true })
-  responseBody: string | null;
 
   /** The typed outcome the movement answered, rendered again on every replay. */
   @Column({ type: 'jsonb', nullable: true })

@@ -1,12 +1,10 @@
 import { Module } from '@nestjs/common';
-import { IdempotencyModule } from '../idempotency/idempotency.module';
-import { OutboxModule } from '../outbox/outbox.module';
+import { MovementsModule } from '../movements/movements.module';
 import { UsersModule } from '../users/users.module';
 import { ReversalService } from './reversal.service';
 import { ReversalsController } from './reversals.controller';
 import { TransactionsController } from './transactions.controller';
 import { TransactionsService } from './transactions.service';
-import { OutcomeRenderer } from './outcome-renderer';
 import { transferMetricProviders } from './transfer-metrics';
 import { SenderIsCallerGuard, TransferRateLimitGuard } from './transfer.guards';
 import { TransferRateLimiter } from './transfer-rate-limiter';
@@ -14,7 +12,7 @@ import { TransferBatcher, transferBatchMetricProviders } from './transfer-batche
 import { TransferService } from './transfer.service';
 
 @Module({
-  imports: [UsersModule, IdempotencyModule, OutboxModule],
+  imports: [UsersModule, MovementsModule],
   controllers: [TransactionsController, ReversalsController],
   providers: [
     TransferService,
@@ -24,10 +22,9 @@ import { TransferService } from './transfer.service';
     TransferRateLimiter,
     SenderIsCallerGuard,
     TransferRateLimitGuard,
-    OutcomeRenderer,
     ...transferMetricProviders,
     ...transferBatchMetricProviders,
   ],
-  exports: [TransactionsService, TransferRateLimiter, OutcomeRenderer, TransferService],
+  exports: [TransactionsService, TransferRateLimiter, TransferService],
 })
 export class TransactionsModule {}

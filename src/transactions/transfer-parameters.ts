@@ -1,11 +1,9 @@
 import type { AnswerContext } from '../idempotency/stored-outcome';
+import { type MovementFunction, movementArguments } from '../movements/movement-call';
+import type { MovementKey } from '../movements/movement-runner';
 
 /** One transfer as the database functions take it: transfer_funds(p_owner, ...) and, one array each, transfer_funds_batch. */
-export interface TransferParameters {
-  /** The caller's lower-cased UPI ID: the idempotency key's scope. */
-  owner: string;
-  idempotencyKey: string;
-  requestHash: string;
+export interface TransferParameters extends MovementKey {
   senderUpiId: string;
   receiverUpiId: string;
   /** Exact decimal text with four places. */
@@ -34,11 +32,17 @@ export const TRANSFER_ARGUMENT_TYPES = {
   context: 'jsonb',
 } as const satisfies { [Field in keyof TransferParameters]: string };
 
+export const TRANSFER_FUNDS: MovementFunction<TransferParameters> = {
+  name: 'transfer_funds',
+  argumentTypes: TRANSFER_ARGUMENT_TYPES,
+  publishes: true,
+};
+
 const FIELDS = Object.keys(TRANSFER_ARGUMENT_TYPES) as (keyof TransferParameters)[];
 
 /** transfer_funds's positional values, from the typed object. */
 export function transferArguments(parameters: TransferParameters): unknown[] {
-  return FIELDS.map((field) => parameters[field]);
+  return movementArguments(TRANSFER_FUNDS, parameters);
 }
 
 /** transfer_funds_batch's values: one array per field, items in order. */

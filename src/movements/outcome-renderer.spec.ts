@@ -73,19 +73,6 @@ describe('OutcomeRenderer', () => {
     expect(render).toThrow(expect.objectContaining({ code: ErrorCode.IdempotencyKeyReused }));
   });
 
-  it('sends a legacy record as it was stored', () => {
-    const body = '{"type":"x","status":422}';
-    const answer = renderer.render({ outcome: { code: 'legacy', data: { status: 422, body } }, replayed: true });
-    expect(answer).toEqual({
-      status: 422,
-      contentType: 'application/problem+json; charset=utf-8',
-      body,
-      headers: {},
-      replayed: true,
-      problemType: 'x',
-    });
-  });
-
   it('refuses a code it does not know instead of guessing', () => {
     expect(() => renderer.render({ outcome: { code: 'mystery' }, replayed: false })).toThrow(/mystery/);
   });
