@@ -1,4 +1,9 @@
-import { ERROR_DESCRIPTORS, ErrorCode, type ErrorDescriptor, type ProblemExampleFields } from '../common/errors/error-code';
+import {
+  ERROR_DESCRIPTORS,
+  ErrorCode,
+  type ErrorDescriptor,
+  type ProblemExampleFields,
+} from '../common/errors/error-code';
 
 /** A documented problem body before the document fixes its `type` base URL and its `instance`. */
 export interface ProblemExample extends ProblemExampleFields {

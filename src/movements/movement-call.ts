@@ -3,6 +3,7 @@ import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { PgErrorCode, pgErrorCode } from '../common/errors/postgres-errors';
 import type { MovementResult, StoredOutcome } from '../idempotency/stored-outcome';
+import type { MovementResource } from './outcome-renderer';
 
 /**
  * A money movement's SQL function as the service calls it: its name and the SQL type of each
@@ -15,6 +16,8 @@ export interface MovementFunction<Parameters> {
   argumentTypes: { readonly [Field in keyof Parameters]-?: string };
   /** Whether a completed movement writes an outbox event (the relay is woken for it). */
   publishes: boolean;
+  /** The resource a completed movement created, from its stored data. */
+  resource: MovementResource;
 }
 
 /** The function's positional values, from the typed object, in the declared order. */

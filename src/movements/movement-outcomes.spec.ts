@@ -39,7 +39,9 @@ describe('the movement outcome vocabulary', () => {
   it('leaves HTTP out of the SQL: no function file but the generated lookup names a status', () => {
     const withStatuses = readSqlFunctionFiles()
       .filter((file) => file.name !== 'outcome_response_status')
-      .filter((file) => /\b(20[01]|4(0[0-9]|22|29)|50[0-9])\b|p_status|p_response_status/.test(withoutComments(file.sql)))
+      .filter((file) =>
+        /\b(20[01]|4(0[0-9]|22|29)|50[0-9])\b|p_status|p_response_status/.test(withoutComments(file.sql)),
+      )
       .map((file) => file.name);
     expect(withStatuses).toEqual([]);
   });

@@ -52,12 +52,12 @@ export class MovementRunner {
   ) {}
 
   async run<Parameters>(fn: MovementFunction<Parameters>, parameters: Parameters): Promise<IdempotentAnswer> {
-    return this.answer(await callMovement(this.pool, fn, parameters), fn.publishes);
+    return this.answer(fn, await callMovement(this.pool, fn, parameters));
   }
 
   /** A result obtained elsewhere (a batch, a replay while a dependency is down), answered alike. */
-  answer(result: MovementResult, publishes: boolean): IdempotentAnswer {
-    if (publishes && result.outcome.code === 'completed' && !result.replayed) this.outbox.nudge();
-    return this.renderer.render(result);
+  answer<Parameters>(fn: MovementFunction<Parameters>, result: MovementResult): IdempotentAnswer {
+    if (fn.publishes && result.outcome.code === 'completed' && !result.replayed) this.outbox.nudge();
+    return this.renderer.render(result, fn.resource);
   }
 }

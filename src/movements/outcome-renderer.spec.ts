@@ -2,6 +2,7 @@ import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { loadConfig } from '../config/app-config';
 import type { StoredOutcome } from '../idempotency/stored-outcome';
+import { transactionResource } from '../transactions/transaction-resource';
 import { OutcomeRenderer } from './outcome-renderer';
 
 const renderer = new OutcomeRenderer(
@@ -24,7 +25,7 @@ describe('OutcomeRenderer', () => {
         createdAt: fixed.at,
       },
     };
-    const answer = renderer.render({ outcome, replayed: true });
+    const answer = renderer.render({ outcome, replayed: true }, transactionResource);
     expect(answer).toEqual({
       status: 201,
       contentType: 'application/json; charset=utf-8',

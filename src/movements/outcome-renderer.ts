@@ -5,7 +5,6 @@ import { problemBody } from '../common/errors/problem-body';
 import { AppConfig } from '../config/app-config';
 import type { IdempotentAnswer, MovementResult, StoredOutcome } from '../idempotency/stored-outcome';
 import { LimitsMetrics } from '../limits/limits-metrics';
-import { TransactionResponse, type TransactionFields } from '../transactions/transaction.dto';
 import {
   COMPLETED_STATUS,
   isMovementOutcomeCode,
@@ -30,14 +29,16 @@ export class OutcomeRenderer {
     @Optional() private readonly limits?: LimitsMetrics,
   ) {}
 
-  render({ outcome, replayed }: MovementResult): IdempotentAnswer {
+  /** `resource` renders a completed outcome: the movement's own (MovementFunction.resource). */
+  render({ outcome, replayed }: MovementResult, resource?: MovementResource): IdempotentAnswer {
     const { code } = outcome;
     if (!isMovementOutcomeCode(code)) {
       throw new Error(`No rendering for movement outcome ${code} (${JSON.stringify(outcome)})`);
     }
     switch (code) {
       case 'completed':
-        return created(withPaymentRequest(outcome.data ?? {}, outcome), replayed);
+        if (!resource) throw new Error('A completed movement is rendered as the resource it created');
+        return created(resource(outcome.data ?? {}, outcome), replayed);
       case 'key-reused':
         // Not a stored answer: the problem is about this request, so it is rendered fresh.
         throw new ApiError(
@@ -77,29 +78,23 @@ export class OutcomeRenderer {
   }
 }
 
-/** The SQL names status and type only for movements other than a completed transfer. */
-type CompletedData = Omit<TransactionFields, 'status' | 'type'> & Partial<Pick<TransactionFields, 'status' | 'type'>>;
-
-/** A payment's outcome names its request beside the transaction's data (the transfer's context). */
-function withPaymentRequest(data: Record<string, unknown>, outcome: StoredOutcome): CompletedData {
-  const fields = data as unknown as CompletedData;
-  return outcome.paymentRequestReferenceId
-    ? { ...fields, paymentRequestReferenceId: outcome.paymentRequestReferenceId }
-    : fields;
+/** The resource a completed movement created, as its 201 answer carries it. */
+export interface CreatedResource {
+  body: unknown;
+  location: string;
+  referenceId: string;
 }
 
-function created(fields: CompletedData, replayed: boolean): IdempotentAnswer {
-  const body = TransactionResponse.from({
-    ...fields,
-    status: fields.status ?? 'COMPLETED',
-    type: fields.type ?? 'TRANSFER',
-  });
+/** How a movement's completed outcome (its stored data) becomes the resource it created. */
+export type MovementResource = (data: Record<string, unknown>, outcome: StoredOutcome) => CreatedResource;
+
+function created({ body, location, referenceId }: CreatedResource, replayed: boolean): IdempotentAnswer {
   return {
     status: COMPLETED_STATUS,
     contentType: JSON_TYPE,
     body: JSON.stringify(body),
-    headers: { Location: `/api/v1/transactions/${fields.referenceId}` },
+    headers: { Location: location },
     replayed,
-    referenceId: fields.referenceId,
+    referenceId,
   };
 }

@@ -1,6 +1,7 @@
 import type { AnswerContext } from '../idempotency/stored-outcome';
 import type { MovementFunction } from '../movements/movement-call';
 import type { MovementKey } from '../movements/movement-runner';
+import { transactionResource } from './transaction-resource';
 
 /** One reversal as reverse_transfer(p_owner, ...) takes it. */
 export interface ReversalParameters extends MovementKey {
@@ -28,4 +29,5 @@ export const REVERSE_TRANSFER: MovementFunction<ReversalParameters> = {
     context: 'jsonb',
   },
   publishes: true,
+  resource: transactionResource,
 };

@@ -1,6 +1,7 @@
 import type { AnswerContext } from '../idempotency/stored-outcome';
 import { type MovementFunction, movementArguments } from '../movements/movement-call';
 import type { MovementKey } from '../movements/movement-runner';
+import { transactionResource } from './transaction-resource';
 
 /** One transfer as the database functions take it: transfer_funds(p_owner, ...) and, one array each, transfer_funds_batch. */
 export interface TransferParameters extends MovementKey {
@@ -36,6 +37,7 @@ export const TRANSFER_FUNDS: MovementFunction<TransferParameters> = {
   name: 'transfer_funds',
   argumentTypes: TRANSFER_ARGUMENT_TYPES,
   publishes: true,
+  resource: transactionResource,
 };
 
 const FIELDS = Object.keys(TRANSFER_ARGUMENT_TYPES) as (keyof TransferParameters)[];

@@ -58,7 +58,7 @@ export class TransferService {
         ...newMovementIds(),
         context: paymentRequestReferenceId ? { ...context, paymentRequestReferenceId } : context,
       }));
-    return this.movements.answer(result, TRANSFER_FUNDS.publishes);
+    return this.movements.answer(TRANSFER_FUNDS, result);
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { AnswerContext } from '../idempotency/stored-outcome';
 import type { MovementFunction } from '../movements/movement-call';
 import type { MovementKey } from '../movements/movement-runner';
+import { transactionResource } from '../transactions/transaction-resource';
 
 /** One deposit as deposit_funds(p_owner, ...) takes it; the owner is the admin's UPI ID. */
 export interface DepositParameters extends MovementKey {
@@ -27,4 +28,5 @@ export const DEPOSIT_FUNDS: MovementFunction<DepositParameters> = {
   },
   // A deposit writes no event: money issued is not a transfer.
   publishes: false,
+  resource: transactionResource,
 };

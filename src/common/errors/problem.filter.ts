@@ -122,7 +122,11 @@ export function instanceOf(request: FastifyRequest): string {
 }
 
 export function buildProblem(errorsBaseUrl: string, error: ApiError, request: FastifyRequest): ProblemBody {
-  const occurrence = { instance: instanceOf(request), timestamp: new Date().toISOString(), requestId: String(request.id) };
+  const occurrence = {
+    instance: instanceOf(request),
+    timestamp: new Date().toISOString(),
+    requestId: String(request.id),
+  };
   return problemBody(errorsBaseUrl, error.code, error.detail, occurrence, error.extras.errors);
 }
 

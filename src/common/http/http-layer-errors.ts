@@ -37,7 +37,11 @@ export function httpLayerErrorOptions(errorsBaseUrl: string) {
 /** The request never parsed, so there is no Fastify reply: write the whole HTTP response. */
 function rawProblemResponse(errorsBaseUrl: string, code: ErrorCode, detail: string, instance: string): string {
   const requestId = randomUUID();
-  const problem = problemBody(errorsBaseUrl, code, detail, { instance, timestamp: new Date().toISOString(), requestId });
+  const problem = problemBody(errorsBaseUrl, code, detail, {
+    instance,
+    timestamp: new Date().toISOString(),
+    requestId,
+  });
   const { status, title } = problem;
   const body = JSON.stringify(problem);
   return [
