@@ -10,6 +10,8 @@ export interface MovementRouteOptions {
   kind: MovementKind;
   /** The problems this movement answers with besides those every movement route shares (below). */
   problems: (number | string)[];
+  /** What the key names in the API document ("Names this payment: ..."); the kind by default. */
+  names?: string;
   /** An example Idempotency-Key for the API document. */
   keyExample?: string;
 }
@@ -18,14 +20,14 @@ export interface MovementRouteOptions {
  * A money movement route, declared once for all of them: the Idempotency-Key header and its
  * problems in the API document, the idempotency interceptor, and the route's movement kind (read
  * by the interceptor for the metrics and the request log line). Every movement route also answers
- * 400 for its body or key, 401, 403, 409 for a key in flight, 415, 422 for its body, 429 and 503.
+ * 400 for its body or key, 401, 409 for a key in flight, 415, 422 for its body, 429 and 503.
  */
-export function MovementRoute({ kind, problems, keyExample }: MovementRouteOptions): MethodDecorator {
+export function MovementRoute({ kind, problems, names = kind, keyExample }: MovementRouteOptions): MethodDecorator {
   return applyDecorators(
     ApiHeader({
       name: IDEMPOTENCY_KEY_HEADER,
       required: true,
-      description: `Names this ${kind}: a retry with the same key and body replays the stored result`,
+      description: `Names this ${names}: a retry with the same key and body replays the stored result`,
       schema: {
         type: 'string',
         minLength: 1,
@@ -43,7 +45,6 @@ export function MovementRoute({ kind, problems, keyExample }: MovementRouteOptio
       ErrorCode.IdempotencyKeyInvalid,
       ErrorCode.IdempotencyKeyReused,
       401,
-      403,
       ErrorCode.IdempotencyKeyInFlight,
       415,
       429,

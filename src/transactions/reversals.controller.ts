@@ -42,6 +42,7 @@ export class ReversalsController {
     kind: 'reversal',
     keyExample: 'refund-2026-11-22-0001',
     problems: [
+      403,
       ErrorCode.TransactionNotFound,
       ErrorCode.ReversalExceedsRemaining,
       ErrorCode.NotReversible,

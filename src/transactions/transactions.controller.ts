@@ -44,6 +44,7 @@ export class TransactionsController {
     kind: 'transfer',
     problems: [
       ErrorCode.SelfTransfer,
+      403,
       ErrorCode.UserNotFound,
       ErrorCode.InsufficientBalance,
       ErrorCode.LimitExceeded,

@@ -33,7 +33,7 @@ export class DepositsController {
   @MovementRoute({
     kind: 'deposit',
     keyExample: 'deposit-2026-11-22-0001',
-    problems: [ErrorCode.UserNotFound, ErrorCode.AccountFrozen],
+    problems: [403, ErrorCode.UserNotFound, ErrorCode.AccountFrozen],
   })
   // Per admin, with the transfers' limit: a stolen admin token cannot mint money at machine speed.
   @UseGuards(TransferRateLimitGuard)
