@@ -1,6 +1,11 @@
 import type { StoredOutcome } from './stored-outcome';
 import { Check, Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 
+/**
+ * What a stored outcome was: SUCCESS for completed, FAILED for a refusal. The CHECK still admits
+ * the claim statuses of versions before outcomes existed; nothing writes them any more, and a row
+ * with one (a hand-written row) is answered 409, never replayed (idempotency_claim.sql).
+ */
 export enum IdempotencyStatus {
   Initiated = 'INITIATED',
   Processing = 'PROCESSING',

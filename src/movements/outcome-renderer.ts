@@ -68,6 +68,7 @@ export class OutcomeRenderer {
       headers: {},
       replayed,
       problemType: refusal.problem,
+      problemDetail: body.detail,
     };
   }
 

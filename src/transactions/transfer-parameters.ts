@@ -1,5 +1,5 @@
 import type { AnswerContext } from '../idempotency/stored-outcome';
-import { type MovementFunction, movementArguments } from '../movements/movement-call';
+import type { MovementFunction } from '../movements/movement-call';
 import type { MovementKey } from '../movements/movement-runner';
 import { transactionResource } from './transaction-resource';
 
@@ -41,11 +41,6 @@ export const TRANSFER_FUNDS: MovementFunction<TransferParameters> = {
 };
 
 const FIELDS = Object.keys(TRANSFER_ARGUMENT_TYPES) as (keyof TransferParameters)[];
-
-/** transfer_funds's positional values, from the typed object. */
-export function transferArguments(parameters: TransferParameters): unknown[] {
-  return movementArguments(TRANSFER_FUNDS, parameters);
-}
 
 /** transfer_funds_batch's values: one array per field, items in order. */
 export function transferBatchArguments(items: readonly TransferParameters[]): unknown[][] {
