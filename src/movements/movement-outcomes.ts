@@ -79,8 +79,10 @@ export function movementOutcomeCodes(): MovementOutcomeCode[] {
   return ['completed', ...(Object.keys(MOVEMENT_REFUSALS) as MovementRefusalCode[]), ...UNSTORED_CODES];
 }
 
+const KNOWN_CODES: ReadonlySet<string> = new Set(movementOutcomeCodes());
+
 export function isMovementOutcomeCode(code: string): code is MovementOutcomeCode {
-  return (movementOutcomeCodes() as string[]).includes(code);
+  return KNOWN_CODES.has(code);
 }
 
 /** The HTTP status the service answers a stored decision with. */
