@@ -1,13 +1,12 @@
+// Owns no table: what every money movement shares (the typed call of its SQL function, the outcome
+// vocabulary and its rendering, @MovementRoute), for transactions/, treasury/ and payment-requests/.
 import { Module } from '@nestjs/common';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { OutboxModule } from '../outbox/outbox.module';
 import { MovementRunner } from './movement-runner';
 import { OutcomeRenderer } from './outcome-renderer';
 
-/**
- * Owns no table: the machinery every money movement shares (transactions/, treasury/): the typed
- * call of a movement's SQL function, its outcome vocabulary and rendering, and the movement route.
- */
+/** Runs and renders money movements; the database side of the skeleton is idempotency/sql. */
 @Module({
   imports: [IdempotencyModule, OutboxModule],
   providers: [OutcomeRenderer, MovementRunner],
