@@ -121,6 +121,21 @@ describe('logs, as an operator reads them from the process', () => {
     expect(failed).not.toHaveProperty('transactionReferenceId');
   });
 
+  it('a reversal line carries the same fields: a movement route is known by its metadata, not its URL', async () => {
+    const [alice, bob] = await Promise.all([api.registerUser({ balance: 100 }), api.registerUser()]);
+    const transfer = await api.transfer(alice, bob.upiId, 5);
+    expect(transfer.status).toBe(201);
+    const url = `/api/v1/transactions/${transfer.body.referenceId}/reversals`;
+    const reversal = await api.post(url, {}, { token: bob.token, headers: { 'idempotency-key': newIdempotencyKey() } });
+    expect(reversal.status).toBe(201);
+    expect(await waitForLine('POST', url, 201)).toEqual(
+      expect.objectContaining({ transactionReferenceId: reversal.body.referenceId, replayed: false }),
+    );
+    const read = `/api/v1/transactions/${transfer.body.referenceId}`;
+    expect((await api.get(read, bob.token)).status).toBe(200);
+    expect(await waitForLine('GET', read, 200)).not.toHaveProperty('replayed');
+  });
+
   it('a 5xx is logged at error with its problem type', async () => {
     provider.mode = 'fail';
     const stranger = { name: 'Stranger', upiId: uniqueUpiId(), phoneNumber: randomPhone(), balance: 0 };

@@ -441,31 +441,7 @@ describe('transfers on one service', () => {
       expect(await balanceOf(db, alice.upiId)).toBe('900.0000');
     });
 
-    it('replays a record stored before outcomes existed exactly as it was written', async () => {
-      const [alice, bob] = await pair();
-      const key = newIdempotencyKey();
-      const referenceId = '6f1c3a52-0b8e-4e0a-9a4e-2d4f4c1b7a10';
-      const body = `{"transactionId":7,"referenceId":"${referenceId}","senderUpiId":"${alice.upiId}","receiverUpiId":"${bob.upiId}","amount":3.0000,"status":"COMPLETED","type":"TRANSFER","note":null,"createdAt":"2026-11-01T10:00:00.000Z"}`;
-      const hash = requestHash({
-        senderUpiId: alice.upiId.toLowerCase(),
-        receiverUpiId: bob.upiId.toLowerCase(),
-        amount: '3.0000',
-        note: null,
-      });
-      await db.query(
-        `INSERT INTO idempotency_keys (owner_upi_id, idempotency_key, request_hash, status, response_status, response_body)
-         VALUES (lower($1), $2, $3, 'SUCCESS', 201, $4)`,
-        [alice.upiId, key, hash, body],
-      );
-      const replay = await t.api.transfer(alice, bob.upiId, 3, { key });
-      expect(replay.status).toBe(201);
-      expect(replay.text).toBe(body);
-      expect(replay.headers.get('location')).toBe(`/api/v1/transactions/${referenceId}`);
-      expect(replay.headers.get('idempotent-replayed')).toBe('true');
-      expect(await balanceOf(db, alice.upiId)).toBe('1000.0000');
-    });
-
-    it('takes over a stale PROCESSING claim older than 2 minutes', async () => {
+    it('never takes over or replays a committed row without an outcome, however old: 409, nothing moves', async () => {
       const [alice, bob] = await pair();
       const key = newIdempotencyKey();
       await db.query(
@@ -473,12 +449,9 @@ describe('transfers on one service', () => {
        VALUES (lower($1), $2, 'crashed-node', 'PROCESSING', now() - interval '3 minutes', now() - interval '3 minutes')`,
         [alice.upiId, key],
       );
-      const response = await t.api.transfer(alice, bob.upiId, 40, { key });
-      expect(response.status).toBe(201);
-      expect(await idempotencyRow(db, alice.upiId, key)).toEqual({ status: 'SUCCESS', response_status: 201 });
-      const replay = await t.api.transfer(alice, bob.upiId, 40, { key });
-      expect(replay.text).toBe(response.text);
-      expect(await balanceOf(db, alice.upiId)).toBe('960.0000');
+      expectProblem(await t.api.transfer(alice, bob.upiId, 40, { key }), 409, 'idempotency-key-in-flight');
+      expect(await idempotencyRow(db, alice.upiId, key)).toEqual({ status: 'PROCESSING', response_status: null });
+      expect(await balanceOf(db, alice.upiId)).toBe('1000.0000');
     });
 
     it('answers 409 for a fresh PROCESSING claim without waiting for it', async () => {

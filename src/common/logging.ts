@@ -141,17 +141,15 @@ interface BusinessFields {
   problemType?: string;
 }
 
-// Money-moving routes: transfers, reversals, deposits.
-const MONEY_ROUTE = /^\/api\/v1\/(transactions|admin\/deposits)/;
-
 /**
  * The business fields of a request line that is being written, from what the reply's producers
- * recorded on it (reply-facts.ts: the problem filter, the money routes' interceptor), so that the
- * transfer code needs to know nothing about logging and no body is parsed back.
+ * recorded on it (reply-facts.ts: the problem filter, and the interceptor of every route declared
+ * a money movement), so that the transfer code needs to know nothing about logging and no body is
+ * parsed back.
  */
-function fieldsOf(request: IncomingMessage, response: ServerResponse): BusinessFields {
+function fieldsOf(_request: IncomingMessage, response: ServerResponse): BusinessFields {
   const facts = replyFactsOf(response);
-  const isMoney = request.method === 'POST' && MONEY_ROUTE.test(request.url ?? '');
+  const isMoney = facts.movement !== undefined;
   const fields: BusinessFields = {};
   if (isMoney && facts.transactionReferenceId !== undefined)
     fields.transactionReferenceId = facts.transactionReferenceId;

@@ -1,6 +1,11 @@
 import type { StoredOutcome } from './stored-outcome';
 import { Check, Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 
+/**
+ * What a stored outcome was: SUCCESS for completed, FAILED for a refusal. The CHECK still admits
+ * the claim statuses of versions before outcomes existed; nothing writes them any more, and a row
+ * with one (a hand-written row) is answered 409, never replayed (idempotency_claim.sql).
+ */
 export enum IdempotencyStatus {
   Initiated = 'INITIATED',
   Processing = 'PROCESSING',
@@ -34,12 +39,9 @@ export class IdempotencyKey {
   @Column({ type: 'varchar', length: 16 })
   status: IdempotencyStatus;
 
+  /** The HTTP status of the outcome, for operators at a glance (outcome_response_status.sql). */
   @Column({ name: 'response_status', type: 'integer', nullable: true })
   responseStatus: number | null;
-
-  /** Written before outcomes existed; such rows are replayed verbatim (idempotent_replay.sql). */
-  @Column({ name: 'response_body', type: 'text', nullable: true })
-  responseBody: string | null;
 
   /** The typed outcome the movement answered, rendered again on every replay. */
   @Column({ type: 'jsonb', nullable: true })

@@ -5,6 +5,7 @@ import {
   Injectable,
   type NestInterceptor,
 } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Counter, Histogram } from 'prom-client';
@@ -14,7 +15,8 @@ import { ERROR_DESCRIPTORS } from '../common/errors/error-code';
 import { instanceOf } from '../common/errors/problem.filter';
 import { recordReplyFacts } from '../common/errors/reply-facts';
 import { IDEMPOTENT_REPLAYED_HEADER, readIdempotencyKey } from './idempotency-key';
-import { MOVEMENT_SECONDS, MOVEMENTS_TOTAL } from './idempotency-metrics';
+import { MOVEMENT_SECONDS, MOVEMENTS_TOTAL, TRANSFER_SECONDS, TRANSFERS_TOTAL } from './idempotency-metrics';
+import { MOVEMENT_KIND, type MovementKind } from './movement-kind';
 import { type AnswerContext, isIdempotentAnswer } from './stored-outcome';
 
 type KeyedRequest = FastifyRequest & { idempotencyKey?: string };
@@ -33,25 +35,38 @@ export const AnswerContextOf = createParamDecorator((_data: unknown, context: Ex
 });
 
 /**
- * A money movement route: reads and validates Idempotency-Key before the body is validated (so
- * 400 for the key comes before 422), sends the handler's rendered answer with its status, marks
- * replays with Idempotent-Replayed, and counts answers by status and replay.
+ * A money movement route (src/movements/movement-route.ts): reads and validates Idempotency-Key
+ * before the body is validated (so 400 for the key comes before 422), sends the handler's rendered
+ * answer with its status, marks replays with Idempotent-Replayed, counts answers by the route's
+ * movement kind, status and replay, and records on the reply what the observers report.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
   constructor(
+    private readonly reflector: Reflector,
     @InjectMetric(MOVEMENTS_TOTAL) private readonly answers: Counter,
     @InjectMetric(MOVEMENT_SECONDS) private readonly latency: Histogram,
+    @InjectMetric(TRANSFERS_TOTAL) private readonly transferAnswers: Counter,
+    @InjectMetric(TRANSFER_SECONDS) private readonly transferLatency: Histogram,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<string> {
     const http = context.switchToHttp();
     const request = http.getRequest<KeyedRequest>();
     const reply = http.getResponse<FastifyReply>();
-    const stop = this.latency.startTimer();
+    // A route using the interceptor without a declared kind is a transfer (a payment request's pay).
+    const kind = this.reflector.get<MovementKind | undefined>(MOVEMENT_KIND, context.getHandler()) ?? 'transfer';
+    const started = performance.now();
     const record = (status: number, replayed: boolean) => {
-      this.answers.inc({ outcome: String(status), replayed: String(replayed) });
-      stop({ outcome: String(status) });
+      const seconds = (performance.now() - started) / 1000;
+      const outcome = String(status);
+      this.answers.inc({ kind, outcome, replayed: String(replayed) });
+      this.latency.observe({ kind, outcome }, seconds);
+      if (kind === 'transfer') {
+        this.transferAnswers.inc({ outcome, replayed: String(replayed) });
+        this.transferLatency.observe({ outcome }, seconds);
+      }
+      recordReplyFacts(reply.raw, { movement: kind, replayed });
     };
     try {
       request.idempotencyKey = readIdempotencyKey(request.headers['idempotency-key']);
@@ -66,11 +81,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
         void reply.status(answer.status).type(answer.contentType);
         for (const [name, value] of Object.entries(answer.headers)) void reply.header(name, value);
         if (answer.replayed) void reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
-        recordReplyFacts(reply.raw, {
-          problemType: answer.problemType,
-          transactionReferenceId: answer.referenceId,
-          replayed: answer.replayed,
-        });
+        recordReplyFacts(reply.raw, { problemType: answer.problemType, transactionReferenceId: answer.referenceId });
         // Already JSON text, rendered from the stored outcome: sent as is, never re-serialised.
         return answer.body;
       }),

@@ -36,6 +36,8 @@ export interface IdempotentAnswer {
   replayed: boolean;
   /** For the observers (reply-facts.ts): the problem's type slug, or the transaction's referenceId. */
   problemType?: string;
+  /** A problem's detail, for callers inside the service (a scheduled run records it), never parsed back. */
+  problemDetail?: string;
   referenceId?: string;
 }
 

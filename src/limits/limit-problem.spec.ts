@@ -1,5 +1,5 @@
 import { loadConfig } from '../config/app-config';
-import { OutcomeRenderer } from '../transactions/outcome-renderer';
+import { OutcomeRenderer } from '../movements/outcome-renderer';
 
 const renderer = new OutcomeRenderer(
   loadConfig({ JWT_SECRET: 'unit-test-secret-of-at-least-32-bytes!!', ERRORS_BASE_URL: 'https://errors.test' }),

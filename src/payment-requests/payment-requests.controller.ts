@@ -1,9 +1,8 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Res, UseGuards, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiBody,
   ApiCreatedResponse,
-  ApiHeader,
   ApiOkResponse,
   ApiOperation,
   ApiProduces,
@@ -20,9 +19,9 @@ import { UuidParamPipe } from '../common/http/params';
 import { type ListPage, readListRequest, single } from '../common/paging/page';
 import { ApiListPageResponse, ApiListQueries } from '../common/paging/paging.docs';
 import { ApiProblems } from '../docs/api-docs';
-import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/idempotency-key';
-import { AnswerContextOf, IdempotencyInterceptor, IdempotencyKey } from '../idempotency/idempotency.interceptor';
+import { AnswerContextOf, IdempotencyKey } from '../idempotency/idempotency.interceptor';
 import type { AnswerContext, IdempotentAnswer } from '../idempotency/stored-outcome';
+import { MovementRoute } from '../movements/movement-route';
 import { TransactionResponse } from '../transactions/transaction.dto';
 import { TransferRateLimitGuard } from '../transactions/transfer.guards';
 import { UsersService } from '../users/users.service';
@@ -101,33 +100,20 @@ export class PaymentRequestsController {
     summary: 'Pay a request: a transfer from the caller to the payee, exactly once per Idempotency-Key',
     description: 'Every transfer rule applies; the request turns PAID in the same database transaction.',
   })
-  @ApiHeader({
-    name: IDEMPOTENCY_KEY_HEADER,
-    required: true,
-    description: 'Names this payment: a retry with the same key and body replays the stored result',
-    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9_.:-]+$' },
-  })
   @ApiBody({ type: PayPaymentRequest, examples: { fixed: { value: {} }, open: { value: { amount: 120 } } } })
   @ApiCreatedResponse({ type: TransactionResponse, description: 'Paid; the body carries paymentRequestReferenceId' })
-  @ApiProblems(
-    ErrorCode.InvalidRequest,
-    ErrorCode.SelfTransfer,
-    ErrorCode.IdempotencyKeyMissing,
-    ErrorCode.IdempotencyKeyInvalid,
-    ErrorCode.IdempotencyKeyReused,
-    401,
-    ErrorCode.PaymentRequestNotFound,
-    ErrorCode.PaymentRequestNotOpen,
-    ErrorCode.IdempotencyKeyInFlight,
-    415,
-    ErrorCode.ValidationFailed,
-    ErrorCode.InsufficientBalance,
-    ErrorCode.InvalidUpiId,
-    429,
-    503,
-  )
+  @MovementRoute({
+    kind: 'transfer',
+    names: 'payment',
+    problems: [
+      ErrorCode.SelfTransfer,
+      ErrorCode.PaymentRequestNotFound,
+      ErrorCode.PaymentRequestNotOpen,
+      ErrorCode.InsufficientBalance,
+      ErrorCode.InvalidUpiId,
+    ],
+  })
   @UseGuards(TransferRateLimitGuard)
-  @UseInterceptors(IdempotencyInterceptor)
   pay(
     @Param('referenceId', UuidParamPipe) referenceId: string,
     @Body() body: PayPaymentRequest,

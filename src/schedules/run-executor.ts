@@ -65,8 +65,12 @@ export class RunExecutor {
       });
       if (answer.status === 201) return { status: 'COMPLETED', transactionReferenceId: answer.referenceId };
       if (answer.status >= 500) throw new RunNotFinished(instruction.referenceId, `transfer answered ${answer.status}`);
-      const problem = JSON.parse(answer.body) as { type: string; detail: string };
-      return { status: 'FAILED', problem: { type: problem.type, detail: problem.detail } };
+      // What the renderer recorded on the answer: the body is never parsed back.
+      const problem = {
+        type: `${this.config.errorsBaseUrl}/${answer.problemType}`,
+        detail: answer.problemDetail ?? '',
+      };
+      return { status: 'FAILED', problem };
     } catch (error) {
       if (!(error instanceof ApiError) || TRANSIENT.has(error.code)) {
         throw error instanceof RunNotFinished ? error : new RunNotFinished(instruction.referenceId, String(error));

@@ -1,20 +1,11 @@
-import { Body, Controller, Param, Post, UseGuards, UseInterceptors } from '@nestjs/common';
-import {
-  ApiBearerAuth,
-  ApiBody,
-  ApiCreatedResponse,
-  ApiHeader,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
+import { Body, Controller, Param, Post, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { CurrentUser } from '../access/access.decorators';
 import type { AuthenticatedUser } from '../access/authenticated-user';
 import { UuidParamPipe } from '../common/http/params';
 import { ErrorCode } from '../common/errors/error-code';
-import { ApiProblems } from '../docs/api-docs';
-import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/idempotency-key';
-import { AnswerContextOf, IdempotencyInterceptor, IdempotencyKey } from '../idempotency/idempotency.interceptor';
+import { AnswerContextOf, IdempotencyKey } from '../idempotency/idempotency.interceptor';
+import { MovementRoute } from '../movements/movement-route';
 import type { AnswerContext, IdempotentAnswer } from '../idempotency/stored-outcome';
 import { ReversalRequest } from './reversal.dto';
 import { ReversalService } from './reversal.service';
@@ -36,18 +27,6 @@ export class ReversalsController {
       'not-reversible). The original then reads with status PARTIALLY_REVERSED or REVERSED and reversedAmount.',
   })
   @ApiParam({ name: 'referenceId', format: 'uuid', description: "The transfer's referenceId" })
-  @ApiHeader({
-    name: IDEMPOTENCY_KEY_HEADER,
-    required: true,
-    description: 'Names this reversal: a retry with the same key and body replays the stored result',
-    schema: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 255,
-      pattern: '^[A-Za-z0-9_.:-]+$',
-      example: 'refund-2026-11-22-0001',
-    },
-  })
   @ApiBody({
     type: ReversalRequest,
     examples: {
@@ -59,27 +38,20 @@ export class ReversalsController {
     type: TransactionResponse,
     description: 'A REVERSAL transaction with originalReferenceId; a replay carries Idempotent-Replayed: true',
   })
-  @ApiProblems(
-    ErrorCode.InvalidRequest,
-    ErrorCode.IdempotencyKeyMissing,
-    ErrorCode.IdempotencyKeyInvalid,
-    ErrorCode.IdempotencyKeyReused,
-    401,
-    403,
-    ErrorCode.TransactionNotFound,
-    ErrorCode.IdempotencyKeyInFlight,
-    415,
-    ErrorCode.ValidationFailed,
-    ErrorCode.ReversalExceedsRemaining,
-    ErrorCode.NotReversible,
-    ErrorCode.InsufficientBalance,
-    ErrorCode.AccountFrozen,
-    ErrorCode.RateLimitExceeded,
-    503,
-  )
+  @MovementRoute({
+    kind: 'reversal',
+    keyExample: 'refund-2026-11-22-0001',
+    problems: [
+      403,
+      ErrorCode.TransactionNotFound,
+      ErrorCode.ReversalExceedsRemaining,
+      ErrorCode.NotReversible,
+      ErrorCode.InsufficientBalance,
+      ErrorCode.AccountFrozen,
+    ],
+  })
   // The per-user limit of transfers covers reversals too: each one is a money movement (issue 18).
   @UseGuards(TransferRateLimitGuard)
-  @UseInterceptors(IdempotencyInterceptor)
   create(
     @Param('referenceId', UuidParamPipe) originalReferenceId: string,
     @Body() request: ReversalRequest,

@@ -1,9 +1,8 @@
-import { Body, Controller, Get, Param, Post, Query, UseGuards, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Query, UseGuards } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiBody,
   ApiCreatedResponse,
-  ApiHeader,
   ApiOkResponse,
   ApiOperation,
   ApiQuery,
@@ -16,8 +15,8 @@ import type { AuthenticatedUser } from '../access/authenticated-user';
 import { UuidParamPipe } from '../common/http/params';
 import { type ListPage, readListRequest } from '../common/paging/page';
 import { ApiListPageResponse, ApiListQueries } from '../common/paging/paging.docs';
-import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/idempotency-key';
-import { AnswerContextOf, IdempotencyInterceptor, IdempotencyKey } from '../idempotency/idempotency.interceptor';
+import { AnswerContextOf, IdempotencyKey } from '../idempotency/idempotency.interceptor';
+import { MovementRoute } from '../movements/movement-route';
 import type { AnswerContext, IdempotentAnswer } from '../idempotency/stored-outcome';
 import { TransactionResponse } from './transaction.dto';
 import { TRANSACTION_SORT_KEYS, TransactionsService } from './transactions.service';
@@ -36,43 +35,24 @@ export class TransactionsController {
 
   @Post()
   @ApiOperation({ summary: 'Move money from the caller to another user, exactly once per Idempotency-Key' })
-  @ApiHeader({
-    name: IDEMPOTENCY_KEY_HEADER,
-    required: true,
-    description: 'Names this transfer: a retry with the same key and body replays the stored result',
-    schema: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 255,
-      pattern: '^[A-Za-z0-9_.:-]+$',
-    },
-  })
   @ApiBody({ type: TransferRequest })
   @ApiCreatedResponse({
     type: TransactionResponse,
     description: 'Completed; a replay carries Idempotent-Replayed: true',
   })
-  @ApiProblems(
-    ErrorCode.InvalidRequest,
-    ErrorCode.SelfTransfer,
-    ErrorCode.IdempotencyKeyMissing,
-    ErrorCode.IdempotencyKeyInvalid,
-    ErrorCode.IdempotencyKeyReused,
-    401,
-    403,
-    ErrorCode.UserNotFound,
-    ErrorCode.IdempotencyKeyInFlight,
-    415,
-    ErrorCode.ValidationFailed,
-    ErrorCode.InsufficientBalance,
-    ErrorCode.LimitExceeded,
-    ErrorCode.AccountFrozen,
-    429,
-    503,
-  )
+  @MovementRoute({
+    kind: 'transfer',
+    problems: [
+      ErrorCode.SelfTransfer,
+      403,
+      ErrorCode.UserNotFound,
+      ErrorCode.InsufficientBalance,
+      ErrorCode.LimitExceeded,
+      ErrorCode.AccountFrozen,
+    ],
+  })
   // Order of answers: 401 (global guard), 403, 429, then 400 for the key, then 400/422 for the body.
   @UseGuards(SenderIsCallerGuard, TransferRateLimitGuard)
-  @UseInterceptors(IdempotencyInterceptor)
   create(
     @Body() request: TransferRequest,
     @IdempotencyKey() idempotencyKey: string,

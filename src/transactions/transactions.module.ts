@@ -1,15 +1,13 @@
 // Owns transactions (written only by the money SQL functions) and transfer_rate_limits: the transfer,
 // its group commit, reversals and the transaction reads (transactions.repository.ts).
 import { Module } from '@nestjs/common';
-import { IdempotencyModule } from '../idempotency/idempotency.module';
-import { OutboxModule } from '../outbox/outbox.module';
+import { MovementsModule } from '../movements/movements.module';
 import { UsersModule } from '../users/users.module';
 import { ReversalService } from './reversal.service';
 import { ReversalsController } from './reversals.controller';
 import { TransactionsController } from './transactions.controller';
 import { TransactionsRepository } from './transactions.repository';
 import { TransactionsService } from './transactions.service';
-import { OutcomeRenderer } from './outcome-renderer';
 import { transferMetricProviders } from './transfer-metrics';
 import { SenderIsCallerGuard, TransferRateLimitGuard } from './transfer.guards';
 import { TransferRateLimiter } from './transfer-rate-limiter';
@@ -17,7 +15,7 @@ import { TransferBatcher, transferBatchMetricProviders } from './transfer-batche
 import { TransferService } from './transfer.service';
 
 @Module({
-  imports: [UsersModule, IdempotencyModule, OutboxModule],
+  imports: [UsersModule, MovementsModule],
   controllers: [TransactionsController, ReversalsController],
   providers: [
     TransferService,
@@ -28,10 +26,9 @@ import { TransferService } from './transfer.service';
     TransferRateLimiter,
     SenderIsCallerGuard,
     TransferRateLimitGuard,
-    OutcomeRenderer,
     ...transferMetricProviders,
     ...transferBatchMetricProviders,
   ],
-  exports: [TransactionsService, TransactionsRepository, TransferRateLimiter, OutcomeRenderer, TransferService],
+  exports: [TransactionsService, TransactionsRepository, TransferRateLimiter, TransferService],
 })
 export class TransactionsModule {}

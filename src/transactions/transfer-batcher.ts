@@ -5,9 +5,9 @@ import type { Histogram } from 'prom-client';
 import { AppConfig } from '../config/app-config';
 import { PG_POOL } from '../database/pg-pool';
 import type { MovementResult } from '../idempotency/stored-outcome';
-import { callMovement } from './movement-call';
-import { TRANSFER_RESPONSE_STATUS, type TransferResult } from './transfer-outcome';
-import { type TransferParameters, transferArguments, transferBatchArguments } from './transfer-parameters';
+import { callMovement } from '../movements/movement-call';
+import type { TransferResult } from './transfer-outcome';
+import { TRANSFER_FUNDS, type TransferParameters, transferBatchArguments } from './transfer-parameters';
 
 export const TRANSFER_BATCH_SIZE = 'payments_transfer_batch_size';
 
@@ -21,9 +21,8 @@ export const transferBatchMetricProviders = [
 
 const BATCH_CALL = {
   name: 'transfer_funds_batch',
-  text: 'SELECT result, replayed FROM transfer_funds_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
+  text: 'SELECT result, replayed FROM transfer_funds_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
 };
-const STATUSES = JSON.stringify(TRANSFER_RESPONSE_STATUS);
 /**
  * A call still running after this long (a normal batch takes a few milliseconds) is waiting for
  * something held outside the batcher, a row or a key: its slot is lent to the next batch, so one
@@ -104,7 +103,7 @@ export class TransferBatcher {
     try {
       const { rows } = await this.pool.query<{ result: MovementResult['outcome']; replayed: boolean }>({
         ...BATCH_CALL,
-        values: [...transferBatchArguments(batch.map((item) => item.parameters)), STATUSES],
+        values: transferBatchArguments(batch.map((item) => item.parameters)),
       });
       if (rows.length !== batch.length) throw new Error(`${rows.length} outcomes for ${batch.length} transfers`);
       results = rows.map((row) => ({ outcome: row.result, replayed: row.replayed }));
@@ -123,7 +122,7 @@ export class TransferBatcher {
   }
 
   private alone(parameters: TransferParameters): Promise<TransferResult> {
-    return callMovement(this.pool, 'transfer_funds', transferArguments(parameters)) as Promise<TransferResult>;
+    return callMovement(this.pool, TRANSFER_FUNDS, parameters) as Promise<TransferResult>;
   }
 }
 

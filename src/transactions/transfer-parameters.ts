@@ -1,11 +1,10 @@
 import type { AnswerContext } from '../idempotency/stored-outcome';
+import type { MovementFunction } from '../movements/movement-call';
+import type { MovementKey } from '../movements/movement-runner';
+import { transactionResource } from './transaction-resource';
 
 /** One transfer as the database functions take it: transfer_funds(p_owner, ...) and, one array each, transfer_funds_batch. */
-export interface TransferParameters {
-  /** The caller's lower-cased UPI ID: the idempotency key's scope. */
-  owner: string;
-  idempotencyKey: string;
-  requestHash: string;
+export interface TransferParameters extends MovementKey {
   senderUpiId: string;
   receiverUpiId: string;
   /** Exact decimal text with four places. */
@@ -34,12 +33,14 @@ export const TRANSFER_ARGUMENT_TYPES = {
   context: 'jsonb',
 } as const satisfies { [Field in keyof TransferParameters]: string };
 
-const FIELDS = Object.keys(TRANSFER_ARGUMENT_TYPES) as (keyof TransferParameters)[];
+export const TRANSFER_FUNDS: MovementFunction<TransferParameters> = {
+  name: 'transfer_funds',
+  argumentTypes: TRANSFER_ARGUMENT_TYPES,
+  publishes: true,
+  resource: transactionResource,
+};
 
-/** transfer_funds's positional values, from the typed object. */
-export function transferArguments(parameters: TransferParameters): unknown[] {
-  return FIELDS.map((field) => parameters[field]);
-}
+const FIELDS = Object.keys(TRANSFER_ARGUMENT_TYPES) as (keyof TransferParameters)[];
 
 /** transfer_funds_batch's values: one array per field, items in order. */
 export function transferBatchArguments(items: readonly TransferParameters[]): unknown[][] {

@@ -13,8 +13,9 @@ function callerOf(context: ExecutionContext): { request: AuthenticatedRequest; c
 }
 
 /**
- * Rule 1: only the caller may send from their account (403), checked before the rate limit, the
- * body's validation and any lock or write. A missing or non-string sender is the validation's 422.
+ * Only the caller may send from their account (403, docs/api-guide.md "Send money"), checked
+ * before the rate limit, the body's validation and any lock or write. A missing or non-string
+ * sender is the validation's 422.
  */
 @Injectable()
 export class SenderIsCallerGuard implements CanActivate {

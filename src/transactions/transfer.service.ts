@@ -1,33 +1,27 @@
-import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import type { AuthenticatedUser } from '../access/authenticated-user';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { formatMoney } from '../common/money/money';
 import { AppConfig } from '../config/app-config';
 import { assertTransferAmountMax } from '../limits/transfer-amount-max';
-import { requestHash } from '../idempotency/idempotency-key';
 import { IdempotencyStore } from '../idempotency/idempotency.store';
-import type { AnswerContext, IdempotentAnswer, MovementResult } from '../idempotency/stored-outcome';
-import { OutboxRelay } from '../outbox/outbox-relay.service';
+import type { IdempotentAnswer, MovementResult } from '../idempotency/stored-outcome';
+import { MovementRunner, type MovementRequest, movementKey, newMovementIds } from '../movements/movement-runner';
 import { UpiVerificationService } from '../users/upi-verification.service';
-import { OutcomeRenderer } from './outcome-renderer';
 import { TransferBatcher } from './transfer-batcher';
+import { TRANSFER_FUNDS } from './transfer-parameters';
 import type { TransferRequest } from './transfer.dto';
 
-export interface TransferCommand {
-  caller: AuthenticatedUser;
+export interface TransferCommand extends MovementRequest {
   request: TransferRequest;
-  idempotencyKey: string;
-  context: AnswerContext;
   /** Set when the transfer pays a payment request (src/payment-requests/). */
   paymentRequestReferenceId?: string;
 }
 
 /**
- * Endpoint 7 after the pipeline (identity, sender = caller, rate limit, Idempotency-Key, body
- * validation): verify the receiver, run the transfer (alone or in a group commit, TransferBatcher),
- * render its outcome.
+ * POST /api/v1/transactions after the pipeline (identity, sender = caller, rate limit,
+ * Idempotency-Key, body validation): verify the receiver, run the transfer (alone or in a group
+ * commit, TransferBatcher), render its outcome.
  */
 @Injectable()
 export class TransferService {
@@ -35,24 +29,17 @@ export class TransferService {
     private readonly batcher: TransferBatcher,
     private readonly idempotency: IdempotencyStore,
     private readonly upiVerification: UpiVerificationService,
-    private readonly renderer: OutcomeRenderer,
-    private readonly outbox: OutboxRelay,
+    private readonly movements: MovementRunner,
     private readonly config: AppConfig,
   ) {}
 
-  async transfer({
-    caller,
-    request,
-    idempotencyKey,
-    context,
-    paymentRequestReferenceId,
-  }: TransferCommand): Promise<IdempotentAnswer> {
+  async transfer(command: TransferCommand): Promise<IdempotentAnswer> {
+    const { request, context, paymentRequestReferenceId } = command;
     assertTransferAmountMax(request.amount, this.config.transferAmountMax);
     const amount = formatMoney(request.amount);
     const note = request.note ?? null;
-    const owner = caller.upiId.toLowerCase();
     // Canonical form: equal requests hash equally whatever their case, key order or number format.
-    const hash = requestHash({
+    const key = movementKey(command, {
       senderUpiId: request.senderUpiId.toLowerCase(),
       receiverUpiId: request.receiverUpiId.toLowerCase(),
       amount,
@@ -61,21 +48,17 @@ export class TransferService {
       ...(paymentRequestReferenceId && { paymentRequestReferenceId }),
     });
     const result =
-      (await this.verifyReceiver(request.receiverUpiId, owner, idempotencyKey, hash)) ??
+      (await this.verifyReceiver(request.receiverUpiId, key.owner, key.idempotencyKey, key.requestHash)) ??
       (await this.batcher.transfer({
-        owner,
-        idempotencyKey,
-        requestHash: hash,
+        ...key,
         senderUpiId: request.senderUpiId,
         receiverUpiId: request.receiverUpiId,
         amount,
         note,
-        referenceId: randomUUID(),
-        eventId: randomUUID(),
+        ...newMovementIds(),
         context: paymentRequestReferenceId ? { ...context, paymentRequestReferenceId } : context,
       }));
-    if (result.outcome.code === 'completed' && !result.replayed) this.outbox.nudge();
-    return this.renderer.render(result);
+    return this.movements.answer(TRANSFER_FUNDS, result);
   }
 
   /**

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from 'pg';
 import { requestHash } from '../../src/idempotency/idempotency-key';
-import { TRANSFER_RESPONSE_STATUS } from '../../src/transactions/transfer-outcome';
 import { connectTestDatabase } from '../support/db';
 import { type MediumUser, newUser } from './support/factories';
 
@@ -35,7 +34,7 @@ describe('paying a payment request through transfer_funds_batch and transfer_fun
     const payers = [first, second];
     const references = [randomUUID(), randomUUID()];
     const { rows } = await db.query(
-      `SELECT result, replayed FROM transfer_funds_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      `SELECT result, replayed FROM transfer_funds_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
       [
         payers.map((p) => p.upiId.toLowerCase()),
         [randomUUID(), randomUUID()],
@@ -47,7 +46,6 @@ describe('paying a payment request through transfer_funds_batch and transfer_fun
         references,
         [randomUUID(), randomUUID()],
         [context(request), context(request)],
-        JSON.stringify(TRANSFER_RESPONSE_STATUS),
       ],
     );
     expect(rows.map((row) => row.result.code)).toEqual(['completed', 'payment-request-not-open']);

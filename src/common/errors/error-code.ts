@@ -1,4 +1,8 @@
-/** Every problem the API can answer with, and how each maps to HTTP. One table, checked exhaustively. */
+/**
+ * The outcome vocabulary: every problem the API can answer with, its HTTP status, title and the
+ * example the API document shows. One table, checked exhaustively; the codes a money movement's SQL
+ * stores map onto it in src/movements/movement-outcomes.ts.
+ */
 export enum ErrorCode {
   InvalidRequest = 'invalid-request',
   ValidationFailed = 'validation-failed',
@@ -36,44 +40,200 @@ export enum ErrorCode {
   InternalError = 'internal-error',
 }
 
+/** A documented problem's own members, as the service really writes them. */
+export interface ProblemExampleFields {
+  detail: string;
+  errors?: Record<string, string>;
+  /** limit-exceeded only (src/limits). */
+  limit?: { name: string; max: number; used: number; remaining: number; resetsAt: string };
+}
+
 export interface ErrorDescriptor {
   status: number;
   title: string;
+  /** What the API document shows; a code without one documents its title as the detail. */
+  example?: ProblemExampleFields;
 }
 
 export const ERROR_DESCRIPTORS: Record<ErrorCode, ErrorDescriptor> = {
-  [ErrorCode.InvalidRequest]: { status: 400, title: 'Invalid Request Content' },
-  [ErrorCode.ValidationFailed]: { status: 422, title: 'Validation Failed' },
-  [ErrorCode.Unauthorized]: { status: 401, title: 'Unauthorized' },
-  [ErrorCode.Forbidden]: { status: 403, title: 'Forbidden Operation' },
-  [ErrorCode.NotFound]: { status: 404, title: 'Not Found' },
-  [ErrorCode.UserNotFound]: { status: 404, title: 'User Not Found' },
-  [ErrorCode.TransactionNotFound]: { status: 404, title: 'Transaction Not Found' },
+  [ErrorCode.InvalidRequest]: {
+    status: 400,
+    title: 'Invalid Request Content',
+    example: { detail: 'Malformed JSON request body' },
+  },
+  [ErrorCode.ValidationFailed]: {
+    status: 422,
+    title: 'Validation Failed',
+    example: {
+      detail: 'Request validation failed',
+      errors: { amount: 'amount must be at least 0.01' },
+    },
+  },
+  [ErrorCode.Unauthorized]: {
+    status: 401,
+    title: 'Unauthorized',
+    example: { detail: 'Missing or invalid bearer token' },
+  },
+  [ErrorCode.Forbidden]: {
+    status: 403,
+    title: 'Forbidden Operation',
+    example: { detail: 'You may only act on your own account' },
+  },
+  [ErrorCode.NotFound]: {
+    status: 404,
+    title: 'Not Found',
+    example: { detail: 'The requested resource does not exist' },
+  },
+  [ErrorCode.UserNotFound]: {
+    status: 404,
+    title: 'User Not Found',
+    example: { detail: 'No user with UPI ID bob@okbank' },
+  },
+  [ErrorCode.TransactionNotFound]: {
+    status: 404,
+    title: 'Transaction Not Found',
+    example: {
+      detail: 'No transaction with reference ID 0b6f8f0e-8f5e-4d4a-9a57-3f1c2d4e5a6b',
+    },
+  },
   [ErrorCode.WebhookNotFound]: { status: 404, title: 'Webhook Endpoint Not Found' },
   [ErrorCode.WebhookDeliveryNotFound]: { status: 404, title: 'Webhook Delivery Not Found' },
-  [ErrorCode.PaymentRequestNotFound]: { status: 404, title: 'Payment Request Not Found' },
-  [ErrorCode.PaymentRequestNotOpen]: { status: 409, title: 'Payment Request Not Open' },
-  [ErrorCode.DuplicateUpiId]: { status: 409, title: 'UPI ID Already Registered' },
-  [ErrorCode.InvalidUpiId]: { status: 422, title: 'Invalid UPI ID' },
-  [ErrorCode.SelfTransfer]: { status: 400, title: 'Self Transfer Not Allowed' },
-  [ErrorCode.InsufficientBalance]: { status: 422, title: 'Insufficient Balance' },
-  [ErrorCode.ReversalExceedsRemaining]: { status: 422, title: 'Reversal Exceeds Remaining Amount' },
-  [ErrorCode.NotReversible]: { status: 422, title: 'Transaction Not Reversible' },
-  [ErrorCode.LimitExceeded]: { status: 422, title: 'Limit Exceeded' },
-  [ErrorCode.AccountFrozen]: { status: 422, title: 'Account Frozen' },
-  [ErrorCode.IdempotencyKeyMissing]: { status: 400, title: 'Idempotency Key Missing' },
-  [ErrorCode.IdempotencyKeyInvalid]: { status: 400, title: 'Idempotency Key Invalid' },
-  [ErrorCode.IdempotencyKeyReused]: { status: 400, title: 'Idempotency Key Reused' },
-  [ErrorCode.IdempotencyKeyInFlight]: { status: 409, title: 'Idempotency Key In Flight' },
-  [ErrorCode.Conflict]: { status: 409, title: 'Conflict' },
-  [ErrorCode.MethodNotAllowed]: { status: 405, title: 'Method Not Allowed' },
-  [ErrorCode.UnsupportedMediaType]: { status: 415, title: 'Unsupported Media Type' },
-  [ErrorCode.PayloadTooLarge]: { status: 413, title: 'Payload Too Large' },
-  [ErrorCode.UriTooLong]: { status: 414, title: 'URI Too Long' },
+  [ErrorCode.PaymentRequestNotFound]: {
+    status: 404,
+    title: 'Payment Request Not Found',
+    example: {
+      detail: 'No payment request with reference ID 0b6f8f0e-8f5e-4d4a-9a57-3f1c2d4e5a6b',
+    },
+  },
+  [ErrorCode.PaymentRequestNotOpen]: {
+    status: 409,
+    title: 'Payment Request Not Open',
+    example: {
+      detail: 'Payment request 0b6f8f0e-8f5e-4d4a-9a57-3f1c2d4e5a6b is PAID, not OPEN',
+    },
+  },
+  [ErrorCode.DuplicateUpiId]: {
+    status: 409,
+    title: 'UPI ID Already Registered',
+    example: { detail: 'UPI ID alice@okbank is already registered' },
+  },
+  [ErrorCode.InvalidUpiId]: {
+    status: 422,
+    title: 'Invalid UPI ID',
+    example: { detail: 'UPI ID alice@okbank was rejected by the verification provider' },
+  },
+  [ErrorCode.SelfTransfer]: {
+    status: 400,
+    title: 'Self Transfer Not Allowed',
+    example: { detail: 'Sender and receiver must be different accounts' },
+  },
+  [ErrorCode.InsufficientBalance]: {
+    status: 422,
+    title: 'Insufficient Balance',
+    example: {
+      detail: 'Available balance 50.0000 is less than the required amount 100.5000',
+    },
+  },
+  [ErrorCode.ReversalExceedsRemaining]: {
+    status: 422,
+    title: 'Reversal Exceeds Remaining Amount',
+    example: {
+      detail: 'The reversal of 60.0000 exceeds the 40.2500 that remains reversible',
+    },
+  },
+  [ErrorCode.NotReversible]: {
+    status: 422,
+    title: 'Transaction Not Reversible',
+    example: { detail: 'Only a TRANSFER can be reversed; this transaction is a DEPOSIT' },
+  },
+  [ErrorCode.LimitExceeded]: {
+    status: 422,
+    title: 'Limit Exceeded',
+    example: {
+      detail:
+        'This transfer would exceed the daily amount limit of 100000.0000 (used 65000.0000, remaining 35000.0000); ' +
+        'it resets at 2026-11-24T18:30:00.000Z',
+      limit: { name: 'daily-amount', max: 100000, used: 65000, remaining: 35000, resetsAt: '2026-11-24T18:30:00.000Z' },
+    },
+  },
+  [ErrorCode.AccountFrozen]: {
+    status: 422,
+    title: 'Account Frozen',
+    example: {
+      detail: "The sender's account is frozen: it can neither send nor receive money",
+    },
+  },
+  [ErrorCode.IdempotencyKeyMissing]: {
+    status: 400,
+    title: 'Idempotency Key Missing',
+    example: { detail: 'The Idempotency-Key header is required' },
+  },
+  [ErrorCode.IdempotencyKeyInvalid]: {
+    status: 400,
+    title: 'Idempotency Key Invalid',
+    example: {
+      detail: 'Idempotency-Key must be 1 to 255 characters of A-Z a-z 0-9 _ . : -',
+    },
+  },
+  [ErrorCode.IdempotencyKeyReused]: {
+    status: 400,
+    title: 'Idempotency Key Reused',
+    example: {
+      detail: 'This Idempotency-Key was already used for a different request; use a new key for a new transfer',
+    },
+  },
+  [ErrorCode.IdempotencyKeyInFlight]: {
+    status: 409,
+    title: 'Idempotency Key In Flight',
+    example: {
+      detail: 'A request with this Idempotency-Key is still being processed; retry shortly',
+    },
+  },
+  [ErrorCode.Conflict]: {
+    status: 409,
+    title: 'Conflict',
+    example: { detail: 'The resource was changed concurrently; retry' },
+  },
+  [ErrorCode.MethodNotAllowed]: {
+    status: 405,
+    title: 'Method Not Allowed',
+    example: { detail: 'Method DELETE is not allowed here' },
+  },
+  [ErrorCode.UnsupportedMediaType]: {
+    status: 415,
+    title: 'Unsupported Media Type',
+    example: { detail: 'Content-Type must be application/json' },
+  },
+  [ErrorCode.PayloadTooLarge]: {
+    status: 413,
+    title: 'Payload Too Large',
+    example: { detail: 'Request body exceeds 65536 bytes' },
+  },
+  [ErrorCode.UriTooLong]: { status: 414, title: 'URI Too Long', example: { detail: 'The request URI is too long' } },
   [ErrorCode.HeaderFieldsTooLarge]: { status: 431, title: 'Request Header Fields Too Large' },
-  [ErrorCode.RateLimitExceeded]: { status: 429, title: 'Rate Limit Exceeded' },
-  [ErrorCode.LoginLocked]: { status: 429, title: 'Login Locked' },
-  [ErrorCode.ServiceUnavailable]: { status: 503, title: 'Service Unavailable' },
-  [ErrorCode.FeatureDisabled]: { status: 503, title: 'Feature Disabled' },
-  [ErrorCode.InternalError]: { status: 500, title: 'Internal Server Error' },
+  [ErrorCode.RateLimitExceeded]: {
+    status: 429,
+    title: 'Rate Limit Exceeded',
+    example: { detail: 'Too many requests; retry after 1 second' },
+  },
+  [ErrorCode.LoginLocked]: {
+    status: 429,
+    title: 'Login Locked',
+    example: { detail: 'Too many failed logins for this UPI ID; try again later' },
+  },
+  [ErrorCode.ServiceUnavailable]: {
+    status: 503,
+    title: 'Service Unavailable',
+    example: { detail: 'UPI verification is unavailable: circuit open; retry later' },
+  },
+  [ErrorCode.FeatureDisabled]: {
+    status: 503,
+    title: 'Feature Disabled',
+    example: { detail: 'Spend insights are turned off on this service (INSIGHTS_ENABLED)' },
+  },
+  [ErrorCode.InternalError]: {
+    status: 500,
+    title: 'Internal Server Error',
+    example: { detail: 'An unexpected error occurred' },
+  },
 };

@@ -1,5 +1,16 @@
 import { ERROR_DESCRIPTORS, type ErrorCode } from './error-code';
-import type { ProblemBody } from './problem.filter';
+
+/** An RFC 9457 problem as every error of this API is written, in this member order. */
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance: string;
+  timestamp: string;
+  requestId: string;
+  errors?: Record<string, string>;
+}
 
 /** What a problem fixes besides its code: where and when it was first answered. */
 export interface ProblemOccurrence {
@@ -9,23 +20,19 @@ export interface ProblemOccurrence {
 }
 
 /**
- * A problem body from stored facts rather than the live request, so that a replayed answer carries
- * the first answer's instance, time and request id. Same fields and order as the problem filter.
+ * The one problem-body builder: the problem filter (a live request), a replayed movement outcome
+ * (the first answer's stored instance, time and request id) and the raw HTTP-layer refusals all
+ * build their bodies here, from the outcome vocabulary (error-code.ts).
  */
-export function problemFromOccurrence(
+export function problemBody(
   errorsBaseUrl: string,
   code: ErrorCode,
   detail: string,
   occurrence: ProblemOccurrence,
+  errors?: Record<string, string>,
 ): ProblemBody {
-  const descriptor = ERROR_DESCRIPTORS[code];
-  return {
-    type: `${errorsBaseUrl}/${code}`,
-    title: descriptor.title,
-    status: descriptor.status,
-    detail,
-    instance: occurrence.instance,
-    timestamp: occurrence.timestamp,
-    requestId: occurrence.requestId,
-  };
+  const { status, title } = ERROR_DESCRIPTORS[code];
+  const body: ProblemBody = { type: `${errorsBaseUrl}/${code}`, title, status, detail, ...occurrence };
+  if (errors) body.errors = errors;
+  return body;
 }

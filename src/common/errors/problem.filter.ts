@@ -11,19 +11,9 @@ import { AppConfig } from '../../config/app-config';
 import { isDatabaseUnavailable } from './postgres-errors';
 import { allowedMethods } from '../http/route-table';
 import { ApiError } from './api-error';
-import { ERROR_DESCRIPTORS, ErrorCode } from './error-code';
+import { ErrorCode } from './error-code';
+import { problemBody, type ProblemBody } from './problem-body';
 import { recordReplyFacts } from './reply-facts';
-
-export interface ProblemBody {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  instance: string;
-  timestamp: string;
-  requestId: string;
-  errors?: Record<string, string>;
-}
 
 const CODE_BY_HTTP_STATUS: Record<number, ErrorCode> = {
   400: ErrorCode.InvalidRequest,
@@ -132,18 +122,12 @@ export function instanceOf(request: FastifyRequest): string {
 }
 
 export function buildProblem(errorsBaseUrl: string, error: ApiError, request: FastifyRequest): ProblemBody {
-  const descriptor = ERROR_DESCRIPTORS[error.code];
-  const body: ProblemBody = {
-    type: `${errorsBaseUrl}/${error.code}`,
-    title: descriptor.title,
-    status: descriptor.status,
-    detail: error.detail,
+  const occurrence = {
     instance: instanceOf(request),
     timestamp: new Date().toISOString(),
     requestId: String(request.id),
   };
-  if (error.extras.errors) body.errors = error.extras.errors;
-  return body;
+  return problemBody(errorsBaseUrl, error.code, error.detail, occurrence, error.extras.errors);
 }
 
 function httpStatusOf(exception: unknown): number | undefined {

@@ -9,6 +9,8 @@ export interface ReplyFacts {
   problemType?: string;
   /** The referenceId of the transaction a money movement answered with. */
   transactionReferenceId?: string;
+  /** The kind of money movement the route performs (its route metadata), once its answer is known. */
+  movement?: string;
   /** A money movement answered from its stored outcome. */
   replayed?: boolean;
 }
@@ -16,8 +18,10 @@ export interface ReplyFacts {
 const FACTS = Symbol('replyFacts');
 type WithFacts = ServerResponse & { [FACTS]?: ReplyFacts };
 
+/** Adds what this producer knows to what earlier producers of the same reply recorded. */
 export function recordReplyFacts(response: ServerResponse, facts: ReplyFacts): void {
-  (response as WithFacts)[FACTS] = facts;
+  const reply = response as WithFacts;
+  reply[FACTS] = { ...reply[FACTS], ...facts };
 }
 
 const NONE: ReplyFacts = Object.freeze({});

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ERROR_DESCRIPTORS, ErrorCode } from '../errors/error-code';
+import { ErrorCode } from '../errors/error-code';
+import { problemBody } from '../errors/problem-body';
 import { ApiError } from '../errors/api-error';
 import { sendProblem } from '../errors/problem.filter';
 
@@ -36,16 +37,13 @@ export function httpLayerErrorOptions(errorsBaseUrl: string) {
 /** The request never parsed, so there is no Fastify reply: write the whole HTTP response. */
 function rawProblemResponse(errorsBaseUrl: string, code: ErrorCode, detail: string, instance: string): string {
   const requestId = randomUUID();
-  const { status, title } = ERROR_DESCRIPTORS[code];
-  const body = JSON.stringify({
-    type: `${errorsBaseUrl}/${code}`,
-    title,
-    status,
-    detail,
+  const problem = problemBody(errorsBaseUrl, code, detail, {
     instance,
     timestamp: new Date().toISOString(),
     requestId,
   });
+  const { status, title } = problem;
+  const body = JSON.stringify(problem);
   return [
     `HTTP/1.1 ${status} ${title}`,
     'Content-Type: application/problem+json',

@@ -3,9 +3,8 @@
 --   replay:  the stored outcome to answer (code key-reused when the request differs);
 --   twin_of: the ordinal of an earlier item of this batch with the same key: without a replay, it
 --            is answered as a twin is today, from that item's outcome, once the batch decided it;
---   defer:   the key is held by a transaction in flight, or by a claim of an earlier version: the
---            item leaves the batch and runs alone, through its single function, which waits for
---            the key (2 s at most, then 409) or takes the old claim over exactly as it always did.
+--   defer:   the key is held by a transaction in flight: the item leaves the batch and runs
+--            alone, through its single function, which waits for the key (2 s at most, then 409).
 -- An item with none of them is fresh: the batch runs it and idempotency_finish_batch stores it.
 -- Keys are locked with try-locks, one statement, in the locks' own order: the batch never waits on
 -- a key, so a twin in flight elsewhere delays only itself, never its neighbours.
@@ -33,9 +32,9 @@ BEGIN
     FROM unnest(p_owner, p_idempotency_key, p_request_hash) WITH ORDINALITY AS x(o, k, h, n)
   )
   SELECT
-    CASE WHEN s.status IN ('SUCCESS', 'FAILED') THEN idempotent_replay(s, i.h) END,
+    CASE WHEN s.outcome IS NOT NULL THEN idempotent_replay(s, i.h) END,
     CASE WHEN i.first < i.n THEN i.first END,
-    i.lock_id = ANY (v_busy) OR coalesce(s.status IN ('INITIATED', 'PROCESSING'), false)
+    i.lock_id = ANY (v_busy)
   FROM items i
   LEFT JOIN idempotency_keys s ON s.owner_upi_id = i.o AND s.idempotency_key = i.k
   ORDER BY i.n;

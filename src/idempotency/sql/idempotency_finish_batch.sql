@@ -1,7 +1,6 @@
 -- Stores the outcomes of a batch's fresh items under their keys, one multi-row insert, in the
--- batch's transaction (idempotency_finish.sql for many items at once). p_response_status maps
--- each outcome code to the HTTP status the service answers for it (the service owns statuses; the
--- column is the operators' one-glance summary).
+-- batch's transaction (idempotency_finish.sql for many items at once): the code decides the status
+-- and, through outcome_response_status.sql, the operators' one-glance response_status.
 -- The unique index stays the backstop against a writer that does not take the key's lock: a row
 -- already there, or in flight (waited for 2 s at most), aborts the whole batch with 55P03, and the
 -- service then runs each item alone, where that key answers 409 and its neighbours go through.
@@ -9,8 +8,7 @@ CREATE OR REPLACE FUNCTION idempotency_finish_batch(
   p_owner text[],
   p_idempotency_key text[],
   p_request_hash text[],
-  p_outcome jsonb[],
-  p_response_status jsonb
+  p_outcome jsonb[]
 ) RETURNS void
 LANGUAGE plpgsql
 SET lock_timeout = '2s'
@@ -20,7 +18,7 @@ DECLARE
 BEGIN
   INSERT INTO idempotency_keys (owner_upi_id, idempotency_key, request_hash, status, response_status, outcome)
   SELECT x.o, x.k, x.h, CASE x.outcome->>'code' WHEN 'completed' THEN 'SUCCESS' ELSE 'FAILED' END,
-         (p_response_status->>(x.outcome->>'code'))::integer, x.outcome
+         outcome_response_status(x.outcome->>'code'), x.outcome
   FROM unnest(p_owner, p_idempotency_key, p_request_hash, p_outcome) WITH ORDINALITY AS x(o, k, h, outcome, n)
   ORDER BY x.n
   ON CONFLICT (owner_upi_id, idempotency_key) DO NOTHING;

@@ -1,8 +1,6 @@
--- A reversal (refund) of a TRANSFER by its receiver, whole or in part, under the transfer's key
--- rules. The original's row lock serialises reversals of one transfer, so their sum never exceeds
--- it; the two accounts are then locked in the transfer's fixed order (lower-cased UPI ID, byte
--- order). Codes: completed | transaction-not-found | not-transaction-receiver | not-reversible |
--- reversal-exceeds-remaining | insufficient-balance; a replay may also answer key-reused or legacy.
+-- A reversal (refund) of a TRANSFER by its receiver, whole or in part: the movement skeleton
+-- (idempotency_claim, then idempotent_movement) around the reversal's rules (reversal_apply.sql).
+-- Codes: those of reversal_apply; a replay may also answer key-reused.
 CREATE OR REPLACE FUNCTION reverse_transfer(
   p_owner text,
   p_idempotency_key text,
@@ -16,99 +14,13 @@ CREATE OR REPLACE FUNCTION reverse_transfer(
 ) RETURNS TABLE (result jsonb, replayed boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
-  v_now timestamptz := date_trunc('milliseconds', now());
-  v_at text := iso_millis(v_now);
-  v_claim record;
-  v_original transactions%ROWTYPE;
-  v_payer users%ROWTYPE;
-  v_payee users%ROWTYPE;
-  v_remaining numeric(19,4);
-  v_amount numeric(19,4);
-  v_transaction_id bigint;
-  v_code text;
-  v_status integer;
-  v_data jsonb := '{}';
+  v_replay jsonb := idempotency_claim(p_owner, p_idempotency_key, p_request_hash);
+  v_decided jsonb;
 BEGIN
-  SELECT * INTO v_claim FROM idempotency_claim(p_owner, p_idempotency_key, p_request_hash, v_now);
-  IF v_claim.replay IS NOT NULL THEN
-    RETURN QUERY SELECT v_claim.replay, v_claim.replay->>'code' <> 'key-reused';
-    RETURN;
+  IF v_replay IS NULL THEN
+    v_decided := reversal_apply(p_owner, p_original_reference_id, p_amount, p_note, p_reference_id, p_event_id);
   END IF;
-
-  SELECT * INTO v_original FROM transactions WHERE reference_id = p_original_reference_id FOR UPDATE;
-  v_remaining := v_original.amount - v_original.reversed_amount;
-  v_amount := coalesce(p_amount, v_remaining);
-  IF v_original.id IS NULL THEN
-    v_code := 'transaction-not-found';
-    v_status := 404;
-    v_data := jsonb_build_object('referenceId', p_original_reference_id);
-  ELSIF lower(v_original.receiver_upi_id) <> p_owner THEN
-    v_code := 'not-transaction-receiver';
-    v_status := 403;
-  ELSIF v_original.type <> 'TRANSFER' THEN
-    v_code := 'not-reversible';
-    v_status := 422;
-    v_data := jsonb_build_object('type', v_original.type);
-  ELSIF v_amount > v_remaining OR v_amount <= 0 THEN
-    v_code := 'reversal-exceeds-remaining';
-    v_status := 422;
-    v_data := jsonb_build_object('remaining', v_remaining::text, 'requested', v_amount::text);
-  ELSE
-    IF lower(v_original.receiver_upi_id) COLLATE "C" < lower(v_original.sender_upi_id) COLLATE "C" THEN
-      SELECT * INTO STRICT v_payer FROM users WHERE id = v_original.receiver_id FOR UPDATE;
-      SELECT * INTO STRICT v_payee FROM users WHERE id = v_original.sender_id FOR UPDATE;
-    ELSE
-      SELECT * INTO STRICT v_payee FROM users WHERE id = v_original.sender_id FOR UPDATE;
-      SELECT * INTO STRICT v_payer FROM users WHERE id = v_original.receiver_id FOR UPDATE;
-    END IF;
-    -- Stamp the movement once its accounts are locked: an account's entries then carry times in
-    -- the order they commit, which statements and balance history rely on.
-    v_now := date_trunc('milliseconds', clock_timestamp());
-    v_at := iso_millis(v_now);
-
-    IF v_payer.frozen_at IS NOT NULL OR v_payee.frozen_at IS NOT NULL THEN
-      v_code := 'account-frozen'; -- src/limits: a frozen account neither sends nor receives
-      v_status := 422;
-      v_data := jsonb_build_object('side', CASE WHEN v_payer.frozen_at IS NOT NULL THEN 'sender' ELSE 'receiver' END);
-    ELSIF v_payer.balance < v_amount THEN
-      v_code := 'insufficient-balance';
-      v_status := 422;
-      v_data := jsonb_build_object('available', v_payer.balance::text, 'required', v_amount::text);
-    ELSE
-      INSERT INTO transactions (reference_id, sender_id, receiver_id, sender_upi_id, receiver_upi_id, amount, note,
-                                type, original_transaction_id, original_reference_id, created_at)
-      VALUES (p_reference_id, v_payer.id, v_payee.id, v_payer.upi_id, v_payee.upi_id, v_amount, p_note,
-              'REVERSAL', v_original.id, v_original.reference_id, v_now)
-      RETURNING id INTO v_transaction_id;
-      -- After the reversal's row: the transactions trigger lets the original's reversed amount and
-      -- status change only under this transaction-local setting, and only to what its reversals sum to.
-      PERFORM set_config('payments.reversal_of', v_original.id::text, true);
-      UPDATE transactions
-      SET reversed_amount = reversed_amount + v_amount,
-          status = CASE WHEN reversed_amount + v_amount = amount THEN 'REVERSED' ELSE 'PARTIALLY_REVERSED' END
-      WHERE id = v_original.id;
-      PERFORM set_config('payments.reversal_of', '', true);
-      PERFORM ledger_append(v_payer.id, v_transaction_id, p_reference_id, 'DEBIT', v_amount, v_now);
-      PERFORM ledger_append(v_payee.id, v_transaction_id, p_reference_id, 'CREDIT', v_amount, v_now);
-
-      -- The transfer event's envelope plus the original's reference (CONTRACTS.md), written once, here.
-      INSERT INTO outbox_events (event_id, event_type, aggregate_key, payload, created_at)
-      VALUES (p_event_id, 'TransferReversed', v_payer.upi_id, format(
-        '{"eventId":"%s","eventType":"TransferReversed","occurredAt":"%s","transactionId":%s,"transactionReferenceId":"%s","senderUpiId":%s,"receiverUpiId":%s,"amount":"%s","currency":"INR","note":%s,"originalTransactionReferenceId":"%s"}',
-        p_event_id, v_at, v_transaction_id, p_reference_id, to_json(v_payer.upi_id)::text,
-        to_json(v_payee.upi_id)::text, v_amount, coalesce(to_json(p_note)::text, 'null'), v_original.reference_id), v_now);
-
-      v_code := 'completed';
-      v_status := 201;
-      v_data := jsonb_build_object(
-        'transactionId', v_transaction_id::text, 'referenceId', p_reference_id,
-        'senderUpiId', v_payer.upi_id, 'receiverUpiId', v_payee.upi_id,
-        'amount', v_amount::text, 'status', 'COMPLETED', 'type', 'REVERSAL', 'note', p_note, 'createdAt', v_at,
-        'originalReferenceId', v_original.reference_id);
-    END IF;
-  END IF;
-
-  RETURN QUERY SELECT idempotency_finish(p_owner, p_idempotency_key, p_request_hash, v_claim.key_id,
-    jsonb_build_object('code', v_code, 'data', v_data, 'at', v_at) || coalesce(p_context, '{}'), v_status), false;
+  RETURN QUERY SELECT * FROM idempotent_movement(p_owner, p_idempotency_key, p_request_hash, v_replay, v_decided,
+    p_context);
 END
 $$;

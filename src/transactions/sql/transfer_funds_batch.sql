@@ -18,8 +18,7 @@ CREATE OR REPLACE FUNCTION transfer_funds_batch(
   p_note text[],
   p_reference_id uuid[],
   p_event_id uuid[],
-  p_context jsonb[],
-  p_response_status jsonb
+  p_context jsonb[]
 ) RETURNS TABLE (result jsonb, replayed boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -200,7 +199,7 @@ BEGIN
 
   PERFORM limits_finish(v_limits) WHERE v_limits IS NOT NULL;
   IF cardinality(f_owner) > 0 THEN
-    PERFORM idempotency_finish_batch(f_owner, f_key, f_hash, f_outcome, p_response_status);
+    PERFORM idempotency_finish_batch(f_owner, f_key, f_hash, f_outcome);
   END IF;
 
   -- A repeated key answers as a twin does: the first item's outcome, replayed, or key-reused.

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from 'pg';
 import { requestHash } from '../../../src/idempotency/idempotency-key';
-import { TRANSFER_RESPONSE_STATUS } from '../../../src/transactions/transfer-outcome';
 
 export interface MediumUser {
   id: string;
@@ -91,9 +90,6 @@ export interface BatchItem {
   hashSalt?: string;
 }
 
-/** The HTTP statuses the service passes with a batch. */
-const BATCH_STATUSES = JSON.stringify(TRANSFER_RESPONSE_STATUS);
-
 /** Calls transfer_funds_batch as TransferBatcher does, with the items in this order; one row per item. */
 export async function transferBatch(db: Client, items: BatchItem[]): Promise<MovementRow[]> {
   const column = <T>(pick: (item: BatchItem) => T) => items.map(pick);
@@ -106,7 +102,7 @@ export async function transferBatch(db: Client, items: BatchItem[]): Promise<Mov
     }),
   );
   const rows = await db.query<MovementRow>(
-    `SELECT result, replayed FROM transfer_funds_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+    `SELECT result, replayed FROM transfer_funds_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
     [
       column((item) => item.sender.upiId.toLowerCase()),
       column((item) => item.key ?? randomUUID()),
@@ -118,7 +114,6 @@ export async function transferBatch(db: Client, items: BatchItem[]): Promise<Mov
       column(() => randomUUID()),
       column(() => randomUUID()),
       column(() => ({ requestId: 'medium', instance: '/medium' })),
-      BATCH_STATUSES,
     ],
   );
   return rows.rows;

@@ -2,6 +2,7 @@ import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { loadConfig } from '../config/app-config';
 import type { StoredOutcome } from '../idempotency/stored-outcome';
+import { transactionResource } from '../transactions/transaction-resource';
 import { OutcomeRenderer } from './outcome-renderer';
 
 const renderer = new OutcomeRenderer(
@@ -24,7 +25,7 @@ describe('OutcomeRenderer', () => {
         createdAt: fixed.at,
       },
     };
-    const answer = renderer.render({ outcome, replayed: true });
+    const answer = renderer.render({ outcome, replayed: true }, transactionResource);
     expect(answer).toEqual({
       status: 201,
       contentType: 'application/json; charset=utf-8',
@@ -71,19 +72,6 @@ describe('OutcomeRenderer', () => {
     const render = () => renderer.render({ outcome: { code: 'key-reused' }, replayed: false });
     expect(render).toThrow(ApiError);
     expect(render).toThrow(expect.objectContaining({ code: ErrorCode.IdempotencyKeyReused }));
-  });
-
-  it('sends a legacy record as it was stored', () => {
-    const body = '{"type":"x","status":422}';
-    const answer = renderer.render({ outcome: { code: 'legacy', data: { status: 422, body } }, replayed: true });
-    expect(answer).toEqual({
-      status: 422,
-      contentType: 'application/problem+json; charset=utf-8',
-      body,
-      headers: {},
-      replayed: true,
-      problemType: 'x',
-    });
   });
 
   it('refuses a code it does not know instead of guessing', () => {

@@ -1,19 +1,45 @@
+import type { Pool } from 'pg';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { PgErrorCode, pgErrorCode } from '../common/errors/postgres-errors';
-import type { Pool } from 'pg';
 import type { MovementResult, StoredOutcome } from '../idempotency/stored-outcome';
+import type { MovementResource } from './outcome-renderer';
+
+/**
+ * A money movement's SQL function as the service calls it: its name and the SQL type of each
+ * parameter, in the function's argument order (p_ + the field's snake_case name). Each movement
+ * declares one beside its typed parameters; a medium test holds every declaration to what
+ * PostgreSQL reports for the function's signature.
+ */
+export interface MovementFunction<Parameters> {
+  name: string;
+  argumentTypes: { readonly [Field in keyof Parameters]-?: string };
+  /** Whether a completed movement writes an outbox event (the relay is woken for it). */
+  publishes: boolean;
+  /** The resource a completed movement created, from its stored data. */
+  resource: MovementResource;
+}
+
+/** The function's positional values, from the typed object, in the declared order. */
+export function movementArguments<Parameters>(fn: MovementFunction<Parameters>, parameters: Parameters): unknown[] {
+  return (Object.keys(fn.argumentTypes) as (keyof Parameters)[]).map((field) => parameters[field] ?? null);
+}
 
 /**
  * Calls a money movement's SQL function (src/<module>/sql/<fn>.sql) as one prepared statement, one
  * round trip, and reads its outcome. The transfer, reversals and deposits all go through here.
  */
-export async function callMovement(pool: Pool, fn: string, values: unknown[]): Promise<MovementResult> {
+export async function callMovement<Parameters>(
+  pool: Pool,
+  fn: MovementFunction<Parameters>,
+  parameters: Parameters,
+): Promise<MovementResult> {
+  const values = movementArguments(fn, parameters);
   const placeholders = values.map((_, index) => `$${index + 1}`).join(', ');
   try {
     const { rows } = await pool.query<{ result: StoredOutcome; replayed: boolean }>({
-      name: fn,
-      text: `SELECT result, replayed FROM ${fn}(${placeholders})`,
+      name: fn.name,
+      text: `SELECT result, replayed FROM ${fn.name}(${placeholders})`,
       values,
     });
     return { outcome: rows[0].result, replayed: rows[0].replayed };

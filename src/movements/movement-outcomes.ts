@@ -1,0 +1,112 @@
+import { ERROR_DESCRIPTORS, ErrorCode } from '../common/errors/error-code';
+import { limitDetail, limitMember } from '../limits/limit-problem';
+
+type OutcomeData = Record<string, unknown>;
+
+/** A refusal a movement's SQL decides and stores: the problem it answers with, and its wording. */
+export interface MovementRefusal {
+  problem: ErrorCode;
+  detail: (data: OutcomeData) => string;
+  /** Members beside the problem's own (limit-exceeded's `limit`). */
+  members?: (data: OutcomeData) => Record<string, unknown>;
+}
+
+/**
+ * The codes the movements' SQL functions store (src/<module>/sql/*_apply.sql, transfer_funds_batch)
+ * besides `completed`, each mapped onto the outcome vocabulary (error-code.ts). The SQL returns only
+ * these codes and their data; status, title and wording are the service's. A test holds this table
+ * and every code the .sql files can return to each other, both ways.
+ */
+export const MOVEMENT_REFUSALS = {
+  'self-transfer': {
+    problem: ErrorCode.SelfTransfer,
+    detail: () => 'Sender and receiver must be different accounts',
+  },
+  'user-not-found': {
+    problem: ErrorCode.UserNotFound,
+    detail: (data) => `No user with UPI ID ${String(data.upiId)}`,
+  },
+  'insufficient-balance': {
+    problem: ErrorCode.InsufficientBalance,
+    detail: (data) =>
+      `Available balance ${String(data.available)} is less than the required amount ${String(data.required)}`,
+  },
+  'payment-request-not-open': {
+    problem: ErrorCode.PaymentRequestNotOpen,
+    detail: (data) => `Payment request ${String(data.referenceId)} is ${String(data.status)}, not OPEN`,
+  },
+  'transaction-not-found': {
+    problem: ErrorCode.TransactionNotFound,
+    detail: (data) => `No transaction with reference ID ${String(data.referenceId)}`,
+  },
+  'not-transaction-receiver': {
+    problem: ErrorCode.Forbidden,
+    detail: () => 'Only the receiver of a transfer may reverse it',
+  },
+  'not-reversible': {
+    problem: ErrorCode.NotReversible,
+    detail: (data) => `Only a TRANSFER can be reversed; this transaction is a ${String(data.type)}`,
+  },
+  'reversal-exceeds-remaining': {
+    problem: ErrorCode.ReversalExceedsRemaining,
+    detail: (data) =>
+      `The reversal of ${String(data.requested)} exceeds the ${String(data.remaining)} that remains reversible`,
+  },
+  'limit-exceeded': { problem: ErrorCode.LimitExceeded, detail: limitDetail, members: limitMember },
+  'account-frozen': {
+    problem: ErrorCode.AccountFrozen,
+    detail: (data) => `The ${String(data.side)}'s account is frozen: it can neither send nor receive money`,
+  },
+} as const satisfies Record<string, MovementRefusal>;
+
+export type MovementRefusalCode = keyof typeof MOVEMENT_REFUSALS;
+
+/** What a movement decides and stores under its key. */
+export type MovementDecision = 'completed' | MovementRefusalCode;
+
+/**
+ * Codes a movement call answers but never stores: key-reused (a replay under another request's key,
+ * answered fresh) and deferred (transfer_funds_batch only; it never leaves TransferBatcher).
+ */
+export const UNSTORED_CODES = ['key-reused', 'deferred'] as const;
+
+export type MovementOutcomeCode = MovementDecision | (typeof UNSTORED_CODES)[number];
+
+export const COMPLETED_STATUS = 201;
+
+/** Every code a movement's SQL can return. */
+export function movementOutcomeCodes(): MovementOutcomeCode[] {
+  return ['completed', ...(Object.keys(MOVEMENT_REFUSALS) as MovementRefusalCode[]), ...UNSTORED_CODES];
+}
+
+const KNOWN_CODES: ReadonlySet<string> = new Set(movementOutcomeCodes());
+
+export function isMovementOutcomeCode(code: string): code is MovementOutcomeCode {
+  return KNOWN_CODES.has(code);
+}
+
+/** The HTTP status the service answers a stored decision with. */
+export function responseStatusOf(code: MovementDecision): number {
+  return code === 'completed' ? COMPLETED_STATUS : ERROR_DESCRIPTORS[MOVEMENT_REFUSALS[code].problem].status;
+}
+
+/**
+ * outcome_response_status.sql, generated from this table: the status stored beside each outcome
+ * in idempotency_keys.response_status, the operators' one-glance summary (a unit test holds the
+ * file to this text; `UPDATE_SQL=1` rewrites it).
+ */
+export function outcomeResponseStatusSql(): string {
+  const decisions: MovementDecision[] = ['completed', ...(Object.keys(MOVEMENT_REFUSALS) as MovementRefusalCode[])];
+  const cases = decisions.map((code) => `    WHEN '${code}' THEN ${responseStatusOf(code)}`).join('\n');
+  return `-- Generated from src/movements/movement-outcomes.ts (its unit test rewrites it with UPDATE_SQL=1):
+-- the HTTP status the service answers each stored movement outcome with, kept beside the outcome in
+-- idempotency_keys.response_status as the operators' one-glance summary. The movements themselves
+-- return only codes and data; NULL for a code the service does not know.
+CREATE OR REPLACE FUNCTION outcome_response_status(p_code text) RETURNS integer
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT CASE p_code
+${cases}
+  END
+$$;
+`;
+}

@@ -1,0 +1,15 @@
+// Owns no table: what every money movement shares (the typed call of its SQL function, the outcome
+// vocabulary and its rendering, @MovementRoute), for transactions/, treasury/ and payment-requests/.
+import { Module } from '@nestjs/common';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { OutboxModule } from '../outbox/outbox.module';
+import { MovementRunner } from './movement-runner';
+import { OutcomeRenderer } from './outcome-renderer';
+
+/** Runs and renders money movements; the database side of the skeleton is idempotency/sql. */
+@Module({
+  imports: [IdempotencyModule, OutboxModule],
+  providers: [OutcomeRenderer, MovementRunner],
+  exports: [OutcomeRenderer, MovementRunner, IdempotencyModule],
+})
+export class MovementsModule {}

@@ -1,0 +1,97 @@
+-- A transfer's rules and writes, under a key already claimed (transfer_funds.sql): lock both
+-- accounts in a fixed order, apply the rules, then write the transaction, both ledger sides
+-- (ledger_append.sql) and the outbox event. Returns {"code", "data", "at"}. Codes: completed |
+-- self-transfer | user-not-found | insufficient-balance | payment-request-not-open, and
+-- limit-exceeded | account-frozen (src/limits/sql).
+CREATE OR REPLACE FUNCTION transfer_apply(
+  p_sender_upi_id text,
+  p_receiver_upi_id text,
+  p_amount numeric(19,4),
+  p_note text,
+  p_reference_id uuid,
+  p_event_id uuid,
+  p_context jsonb
+) RETURNS jsonb
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_locked_first users%ROWTYPE;
+  v_locked_second users%ROWTYPE;
+  v_sender users%ROWTYPE;
+  v_receiver users%ROWTYPE;
+  v_first text := lower(p_sender_upi_id);
+  v_second text := lower(p_receiver_upi_id);
+  v_transaction_id bigint;
+  -- Millisecond precision, so the stored time and every JSON rendering of it agree.
+  v_now timestamptz := date_trunc('milliseconds', now());
+  v_at text := iso_millis(v_now);
+  v_code text;
+  v_data jsonb := '{}';
+  v_limits jsonb; -- src/limits/sql: freezes and limits, read from the rows locked here
+  v_refusal jsonb;
+BEGIN
+  IF v_first = v_second THEN
+    v_code := 'self-transfer';
+  ELSE
+    -- Lock both accounts in one fixed order (lower-cased UPI ID, byte order), so
+    -- opposite-direction transfers between the same pair can never deadlock.
+    IF v_first COLLATE "C" > v_second COLLATE "C" THEN
+      v_first := lower(p_receiver_upi_id);
+      v_second := lower(p_sender_upi_id);
+    END IF;
+    SELECT * INTO v_locked_first FROM users WHERE lower(upi_id) = v_first FOR UPDATE;
+    SELECT * INTO v_locked_second FROM users WHERE lower(upi_id) = v_second FOR UPDATE;
+    IF v_first = lower(p_sender_upi_id) THEN
+      v_sender := v_locked_first;
+      v_receiver := v_locked_second;
+    ELSE
+      v_sender := v_locked_second;
+      v_receiver := v_locked_first;
+    END IF;
+
+    v_limits := limits_begin(ARRAY[v_sender.id, v_receiver.id], v_now);
+    v_refusal := limits_refusal(v_limits, v_sender.id, v_receiver.id, p_amount);
+    IF v_receiver.id IS NULL OR v_sender.id IS NULL THEN
+      v_code := 'user-not-found';
+      v_data := jsonb_build_object('upiId',
+        CASE WHEN v_receiver.id IS NULL THEN p_receiver_upi_id ELSE p_sender_upi_id END);
+    ELSIF v_refusal IS NOT NULL THEN
+      v_code := v_refusal->>'code';
+      v_data := v_refusal->'data';
+    ELSIF v_sender.balance < p_amount THEN
+      v_code := 'insufficient-balance';
+      v_data := jsonb_build_object('available', v_sender.balance::text, 'required', p_amount::text);
+    -- Last: it marks a paid request PAID, so no rule may refuse the transfer after it.
+    ELSIF NOT payment_request_settle(p_context, p_reference_id) THEN
+      v_code := 'payment-request-not-open';
+      v_data := payment_request_refusal(p_context);
+    ELSE
+      -- Stamp the movement once its accounts are locked: an account's entries then carry times in
+      -- the order they commit, which statements and balance history rely on.
+      v_now := date_trunc('milliseconds', clock_timestamp());
+      v_at := iso_millis(v_now);
+      v_transaction_id := transaction_record(p_reference_id, 'TRANSFER', v_sender.id, v_receiver.id,
+        v_sender.upi_id, v_receiver.upi_id, p_amount, p_note, NULL, NULL, v_now);
+      -- Each entry chains to its account's head hash, on the row locked above: no extra lock.
+      PERFORM ledger_append(v_sender.id, v_transaction_id, p_reference_id, 'DEBIT', p_amount, v_now);
+      PERFORM ledger_append(v_receiver.id, v_transaction_id, p_reference_id, 'CREDIT', p_amount, v_now);
+
+      -- The event is a contract of its own (docs/api-guide.md, "The transfer-completed event"), written here, once.
+      INSERT INTO outbox_events (event_id, event_type, aggregate_key, payload, created_at)
+      VALUES (p_event_id, 'TransferCompleted', v_sender.upi_id, format(
+        '{"eventId":"%s","eventType":"TransferCompleted","occurredAt":"%s","transactionId":%s,"transactionReferenceId":"%s","senderUpiId":%s,"receiverUpiId":%s,"amount":"%s","currency":"INR","note":%s%s}',
+        p_event_id, v_at, v_transaction_id, p_reference_id,
+        to_json(v_sender.upi_id)::text, to_json(v_receiver.upi_id)::text, p_amount, coalesce(to_json(p_note)::text, 'null'),
+        payment_request_event_field(p_context)), v_now);
+
+      PERFORM limits_finish(limits_count(v_limits, v_sender.id, p_amount)) WHERE v_limits IS NOT NULL;
+      v_code := 'completed';
+      -- Ids and amounts as text: they are rendered exactly, never through a float.
+      v_data := jsonb_build_object(
+        'transactionId', v_transaction_id::text, 'referenceId', p_reference_id,
+        'senderUpiId', v_sender.upi_id, 'receiverUpiId', v_receiver.upi_id,
+        'amount', p_amount::text, 'note', p_note, 'createdAt', v_at);
+    END IF;
+  END IF;
+  RETURN jsonb_build_object('code', v_code, 'data', v_data, 'at', v_at);
+END
+$$;
