@@ -60,6 +60,14 @@ describe('PostgresLogRelay', () => {
     expect(lines.map((line) => line.level)).toEqual(['verbose', 'error']);
   });
 
+  it('keeps the refusals of connections tried while the server starts (a pool reconnecting) out of the error log', () => {
+    const { lines, logger } = recordingLogger();
+    const relay = new PostgresLogRelay(logger);
+    relay.take('2026-11-24 03:08:23.378 UTC [10658] FATAL:  the database system is starting up\n');
+    relay.take('2026-11-24 03:08:23.378 UTC [10659] FATAL:  the database system is not yet accepting connections\n');
+    expect(lines.map((line) => line.level)).toEqual(['verbose', 'error']);
+  });
+
   const refused = (user: string) => `2026-11-24 UTC [5745] FATAL:  password authentication failed for user "${user}"\n`;
 
   it('keeps an announced failed login (a trial of an older password) out of the error log, once, whenever its line comes', () => {

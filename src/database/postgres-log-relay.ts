@@ -7,6 +7,8 @@ const SEVERE = /\b(FATAL|PANIC):/;
 // PostgreSQL in the same process group before the service hears of it): a consequence, not a cause.
 // An exit that was not asked for is still reported, with these lines, by reportTail.
 const SHUTDOWN_NOTICE = /FATAL:\s+terminating connection due to administrator command$/;
+// A connection tried while the server starts (a pool reconnecting during a restart): the start is the news.
+const STARTING_UP = /FATAL:\s+the database system is starting up$/;
 const FAILED_LOGIN = /FATAL:\s+password authentication failed for user "([^"]*)"/;
 
 /**
@@ -68,9 +70,13 @@ export class PostgresLogRelay {
     if (!line) return;
     this.tail.push(line);
     if (this.tail.length > TAIL_LINES) this.tail.shift();
-    if (SEVERE.test(line) && !this.quiet && !SHUTDOWN_NOTICE.test(line) && !this.expectedFailedLogin(line)) {
+    if (SEVERE.test(line) && !this.quiet && !this.consequence(line) && !this.expectedFailedLogin(line)) {
       this.logger.error(`PostgreSQL: ${line}`);
     } else this.logger.verbose(line);
+  }
+
+  private consequence(line: string): boolean {
+    return SHUTDOWN_NOTICE.test(line) || STARTING_UP.test(line);
   }
 
   private expectedFailedLogin(line: string): boolean {
