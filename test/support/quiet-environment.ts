@@ -6,7 +6,6 @@ import NodeEnvironment from 'jest-environment-node';
  * 'warning' events never arrive, so they are collected here, outside it.
  */
 export default class QuietEnvironment extends NodeEnvironment {
-  constructor(config: any, context: any) { super(config, context); (this as any).__testPath = context.testPath; }
   private readonly warnings: string[] = [];
   private readonly onWarning = (warning: Error & { code?: string }) => {
     if (printedByNode(warning)) this.warnings.push(`${warning.name}: ${warning.message}`);
@@ -21,10 +20,6 @@ export default class QuietEnvironment extends NodeEnvironment {
   override async teardown(): Promise<void> {
     process.off('warning', this.onWarning);
     await super.teardown();
-    const path = (this as any).__testPath;
-    setTimeout(() => {
-      require('node:fs').appendFileSync(`/tmp/q22-handles/${process.pid}.log`, `${new Date().toISOString()} ${path} ${JSON.stringify(process.getActiveResourcesInfo())}\n`);
-    }, 1000).unref();
   }
 }
 
