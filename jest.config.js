@@ -5,7 +5,7 @@
  */
 module.exports = {
   rootDir: '.',
-  testEnvironment: 'node',
+  testEnvironment: '<rootDir>/test/support/quiet-environment.ts',
   moduleFileExtensions: ['ts', 'js', 'json'],
   testMatch: [
     '<rootDir>/src/**/*.spec.ts',
@@ -17,6 +17,8 @@ module.exports = {
   },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  // A test that writes to the console or raises a process warning fails (README, Tests).
+  setupFilesAfterEnv: ['<rootDir>/test/support/quiet-output.ts'],
   testTimeout: 30000,
   maxWorkers: 2,
 };

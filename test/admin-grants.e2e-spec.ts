@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { ConfigError, loadConfig } from '../src/config/app-config';
@@ -160,11 +160,18 @@ describe('admin grants', () => {
 
     it('npm run admin -- grant / revoke acts on an existing account; other instances see it within the stated bound', async () => {
       const user = await t.api.registerUser();
-      const cli = (...args: string[]) =>
-        execFileSync(process.execPath, [join(__dirname, '../dist/scripts/admin/admin.js'), ...args], {
+      // Both streams captured: what the CLI says is asserted here, never relayed to the test output.
+      const run = (...args: string[]) =>
+        spawnSync(process.execPath, [join(__dirname, '../dist/scripts/admin/admin.js'), ...args], {
           env: { ...process.env, DATABASE_URL: testUrl() },
           encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'pipe'],
         });
+      const cli = (...args: string[]) => {
+        const result = run(...args);
+        expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: '' });
+        return result.stdout;
+      };
       expect(cli('grant', user.upiId.toUpperCase())).toContain('ROLE_ADMIN granted');
       expect(await grantRows(user.upiId)).toEqual([{ role: 'ROLE_ADMIN', granted_by: expect.stringMatching(/^cli:/) }]);
       await waitUntil(async () => (await listUsers(t, user.token)).status === 200, 'the grant', BOUND_MS);
@@ -172,7 +179,11 @@ describe('admin grants', () => {
       expect(cli('revoke', user.upiId)).toContain('ROLE_ADMIN revoked');
       await waitUntil(async () => (await listUsers(t, user.token)).status === 403, 'the revocation', BOUND_MS);
 
-      expect(() => cli('grant', uniqueUpiId('nobody'))).toThrow(/No registered user/);
+      const nobody = uniqueUpiId('nobody');
+      const refused = run('grant', nobody);
+      expect(refused.status).not.toBe(0);
+      expect(refused.stderr).toContain(`No registered user with UPI ID ${nobody}`);
+      expect(refused.stdout).toBe('');
     });
   });
 

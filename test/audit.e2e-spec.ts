@@ -24,8 +24,9 @@ interface CliResult {
 
 /** The built CLI (what `npm run audit` runs after its build), or `npm run audit` itself. */
 async function audit(url: string, viaNpm = false): Promise<CliResult> {
+  // --json=false: in the JSON mode .npmrc sets, npm adds its own error document to a failing script's stdout.
   const [file, args] = viaNpm
-    ? ['npm', ['run', '--silent', 'audit']]
+    ? ['npm', ['run', '--silent', '--json=false', 'audit']]
     : [process.execPath, [join(REPO_ROOT, 'dist', 'scripts', 'audit', 'audit.js')]];
   const env = {
     ...process.env,

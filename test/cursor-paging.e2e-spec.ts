@@ -267,10 +267,6 @@ describe('cursor paging at depth', () => {
         expect(offset.body.content.map((e) => e.balanceAfter)).toEqual(
           Array.from({ length: SIZE }, (_, i) => SIZE - i),
         );
-        console.log(
-          `ledger page of ${SIZE}: cursor at depth 0 ${shallow.ms.toFixed(1)} ms, ` +
-            `cursor at depth ${DEPTH} ${deep.ms.toFixed(1)} ms, offset page at depth ${DEPTH} ${offset.ms.toFixed(1)} ms (medians of 7)`,
-        );
         // Same order of magnitude, with room for a loaded machine.
         expect(deep.ms).toBeLessThan(shallow.ms * 10 + 50);
       } finally {

@@ -151,10 +151,6 @@ describe('a Kafka outage under load', () => {
         );
         const seen = new Set(reader.records.map((r) => r.value.transactionReferenceId as string));
         expect(references.filter((ref) => !seen.has(ref))).toEqual([]);
-        console.log(
-          `kafka outage: ${references.length} transfers (${[...statuses].map(([s, n]) => `${n}x${s}`).join(', ')}), ` +
-            `backlog ${backlog} at the return, publishing resumed ${resumedAfterMs} ms after it`,
-        );
       } finally {
         loading = false;
         await Promise.allSettled(workers);

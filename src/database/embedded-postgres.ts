@@ -29,6 +29,8 @@ export interface EmbeddedPostgresOptions {
   /** Trade durability for speed; only for throwaway test databases. */
   fsync?: boolean;
   quiet?: boolean;
+  /** Failed password logins are expected, never errors: a test database, whose tests try wrong passwords on purpose. */
+  failedLoginsExpected?: boolean;
   /** How long restarts of a dead postmaster are tried before `failed` turns true (they go on after it). */
   restartWindowMs?: number;
 }
@@ -62,7 +64,9 @@ export class EmbeddedDatabase {
   private gaveUp = false;
   private provisioned = false;
 
-  constructor(private readonly options: EmbeddedPostgresOptions) {}
+  constructor(private readonly options: EmbeddedPostgresOptions) {
+    this.log.failedLoginsExpected = options.failedLoginsExpected ?? false;
+  }
 
   /** The superuser's URL: for tools and tests that administer the cluster, never for the service. */
   get url(): string {
@@ -96,7 +100,7 @@ export class EmbeddedDatabase {
     // Once per instance: a start after stop() serves the connections of a running service, and
     // re-owning and re-granting every table under their traffic can deadlock with it. Later
     // migrations' tables are covered by the owner's default privileges.
-    if (!this.provisioned) await provisionRoles(this.port, this.secrets, initialised);
+    if (!this.provisioned) await provisionRoles(this.port, this.secrets, initialised, this.log);
     this.provisioned = true;
     return this.url;
   }

@@ -56,23 +56,38 @@ export function writeClientAuthentication(databaseDir: string): void {
 export const embeddedUrl = (role: string, password: string, port: number, database = DB_NAME) =>
   `postgres://${role}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
 
+/** Where a login refused on purpose is announced, so that PostgreSQL's FATAL line for it is no error (PostgresLogRelay). */
+export interface FailedLoginAnnouncer {
+  expectFailedLogin(user: string): () => void;
+}
+
 /**
  * Connects as the superuser with its current password; a cluster still on the password it was
  * initialised with (or on the fixed one of older versions) is moved to the current one first.
  */
-export async function connectAsSuperuser(port: number, passwords: EmbeddedPasswords, database: string, fresh = false) {
+export async function connectAsSuperuser(
+  port: number,
+  passwords: EmbeddedPasswords,
+  database: string,
+  fresh = false,
+  announcer?: FailedLoginAnnouncer,
+) {
   let lastError: unknown;
   // A fresh cluster still has initdb's password: try it first, so no failed login is logged.
   const candidates = fresh ? [passwords.initdb, passwords.superuser] : [passwords.superuser, passwords.initdb];
   for (const password of [...candidates, passwords.legacy]) {
     const client = new Client({ connectionString: embeddedUrl(SUPERUSER, password, port, database) });
+    // Each trial may be refused, and the refusal is expected: only the last error, if all fail, is the news.
+    const withdraw = announcer?.expectFailedLogin(SUPERUSER);
     try {
       await client.connect();
     } catch (error) {
       lastError = error;
       if ((error as { code?: string }).code === '28P01') continue;
+      withdraw?.();
       throw error;
     }
+    withdraw?.();
     if (password !== passwords.superuser) {
       await client.query(`ALTER ROLE ${SUPERUSER} PASSWORD ${client.escapeLiteral(passwords.superuser)}`);
     }
@@ -85,8 +100,13 @@ export async function connectAsSuperuser(port: number, passwords: EmbeddedPasswo
  * The roles, the database and the privileges, idempotently at every first start: a DATA_DIR
  * from before the roles existed (everything owned by the superuser) is converted in place.
  */
-export async function provisionRoles(port: number, passwords: EmbeddedPasswords, fresh: boolean): Promise<void> {
-  const cluster = await connectAsSuperuser(port, passwords, 'postgres', fresh);
+export async function provisionRoles(
+  port: number,
+  passwords: EmbeddedPasswords,
+  fresh: boolean,
+  announcer?: FailedLoginAnnouncer,
+): Promise<void> {
+  const cluster = await connectAsSuperuser(port, passwords, 'postgres', fresh, announcer);
   try {
     const role = (name: string, password: string) =>
       `ALTER ROLE ${name} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS ` +
@@ -105,7 +125,7 @@ export async function provisionRoles(port: number, passwords: EmbeddedPasswords,
   } finally {
     await cluster.end();
   }
-  const database = await connectAsSuperuser(port, passwords, DB_NAME);
+  const database = await connectAsSuperuser(port, passwords, DB_NAME, false, announcer);
   try {
     await database.query(GRANTS_SQL);
   } finally {

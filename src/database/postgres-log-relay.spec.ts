@@ -59,4 +59,53 @@ describe('PostgresLogRelay', () => {
     relay.take('2026-11-24 UTC [18232] FATAL:  terminating connection due to unexpected postmaster exit\n');
     expect(lines.map((line) => line.level)).toEqual(['verbose', 'error']);
   });
+
+  it('keeps the refusals of connections tried while the server starts (a pool reconnecting) out of the error log', () => {
+    const { lines, logger } = recordingLogger();
+    const relay = new PostgresLogRelay(logger);
+    relay.take('2026-11-24 03:08:23.378 UTC [10658] FATAL:  the database system is starting up\n');
+    relay.take('2026-11-24 03:08:23.378 UTC [10659] FATAL:  the database system is not yet accepting connections\n');
+    expect(lines.map((line) => line.level)).toEqual(['verbose', 'error']);
+  });
+
+  const refused = (user: string) => `2026-11-24 UTC [5745] FATAL:  password authentication failed for user "${user}"\n`;
+
+  it('keeps an announced failed login (a trial of an older password) out of the error log, once, whenever its line comes', () => {
+    const { lines, logger } = recordingLogger();
+    const relay = new PostgresLogRelay(logger);
+    relay.expectFailedLogin('postgres');
+    relay.expectFailedLogin('postgres');
+    relay.take(refused('postgres'));
+    relay.take(refused('postgres'));
+    // Nothing more announced: a third refusal is a real one.
+    relay.take(refused('postgres'));
+    expect(lines.map((line) => line.level)).toEqual(['verbose', 'verbose', 'error']);
+    expect(lines[2].message).toBe(`PostgreSQL: ${refused('postgres').trimEnd()}`);
+  });
+
+  it('reports a failed login at error when it was not announced for that user, or the announcement was withdrawn', () => {
+    const { lines, logger } = recordingLogger();
+    const relay = new PostgresLogRelay(logger);
+    relay.expectFailedLogin('postgres');
+    relay.take(refused('payments_app'));
+    const withdraw = relay.expectFailedLogin('payments_owner');
+    withdraw();
+    withdraw();
+    relay.take(refused('payments_owner'));
+    relay.take(refused('postgres'));
+    expect(lines.map((line) => `${line.level} ${/user "(\w+)"/.exec(line.message)![1]}`)).toEqual([
+      'error payments_app',
+      'error payments_owner',
+      'verbose postgres',
+    ]);
+  });
+
+  it('keeps every failed login out of the error log where they are expected (a test database), and nothing else', () => {
+    const { lines, logger } = recordingLogger();
+    const relay = new PostgresLogRelay(logger);
+    relay.failedLoginsExpected = true;
+    relay.take(refused('postgres'));
+    relay.take('2026-11-24 UTC [5746] FATAL:  sorry, too many clients already\n');
+    expect(lines.map((line) => line.level)).toEqual(['verbose', 'error']);
+  });
 });

@@ -7,6 +7,9 @@ const SEVERE = /\b(FATAL|PANIC):/;
 // PostgreSQL in the same process group before the service hears of it): a consequence, not a cause.
 // An exit that was not asked for is still reported, with these lines, by reportTail.
 const SHUTDOWN_NOTICE = /FATAL:\s+terminating connection due to administrator command$/;
+// A connection tried while the server starts (a pool reconnecting during a restart): the start is the news.
+const STARTING_UP = /FATAL:\s+the database system is starting up$/;
+const FAILED_LOGIN = /FATAL:\s+password authentication failed for user "([^"]*)"/;
 
 /**
  * PostgreSQL's own log (its stderr) into the service's JSON log: FATAL and PANIC lines at
@@ -18,6 +21,10 @@ export class PostgresLogRelay {
   private partial = '';
   /** While the service stops PostgreSQL itself, its "terminating connection" FATALs are expected. */
   quiet = false;
+  /** Every failed password login is expected: a test database, whose tests try wrong passwords on purpose. */
+  failedLoginsExpected = false;
+  /** Per user, the failed logins announced by expectFailedLogin whose FATAL line has not come yet. */
+  private readonly announcedFailedLogins = new Map<string, number>();
 
   constructor(private readonly logger: Logger) {}
 
@@ -25,6 +32,24 @@ export class PostgresLogRelay {
     const lines = (this.partial + String(chunk)).split('\n');
     this.partial = lines.pop() ?? '';
     for (const raw of lines) this.line(raw.replace(/^\[STDERR\] /, '').trimEnd());
+  }
+
+  /**
+   * Announces a login as `user` that may be refused on purpose (a trial of an older password): its
+   * FATAL line, which can come before or after the client hears of the refusal, is logged at
+   * `verbose`. Call the returned function unless the login was refused for its password, so
+   * that a later refusal, a real one, is reported at `error` again.
+   */
+  expectFailedLogin(user: string): () => void {
+    this.announcedFailedLogins.set(user, (this.announcedFailedLogins.get(user) ?? 0) + 1);
+    let withdrawn = false;
+    return () => {
+      if (withdrawn) return;
+      withdrawn = true;
+      const left = (this.announcedFailedLogins.get(user) ?? 0) - 1;
+      if (left > 0) this.announcedFailedLogins.set(user, left);
+      else this.announcedFailedLogins.delete(user);
+    };
   }
 
   /** Logs the last lines at `error`, with why they are shown; clears them. */
@@ -45,7 +70,23 @@ export class PostgresLogRelay {
     if (!line) return;
     this.tail.push(line);
     if (this.tail.length > TAIL_LINES) this.tail.shift();
-    if (SEVERE.test(line) && !this.quiet && !SHUTDOWN_NOTICE.test(line)) this.logger.error(`PostgreSQL: ${line}`);
-    else this.logger.verbose(line);
+    if (SEVERE.test(line) && !this.quiet && !this.consequence(line) && !this.expectedFailedLogin(line)) {
+      this.logger.error(`PostgreSQL: ${line}`);
+    } else this.logger.verbose(line);
+  }
+
+  private consequence(line: string): boolean {
+    return SHUTDOWN_NOTICE.test(line) || STARTING_UP.test(line);
+  }
+
+  private expectedFailedLogin(line: string): boolean {
+    const user = FAILED_LOGIN.exec(line)?.[1];
+    if (user === undefined) return false;
+    if (this.failedLoginsExpected) return true;
+    const announced = this.announcedFailedLogins.get(user) ?? 0;
+    if (announced === 0) return false;
+    if (announced > 1) this.announcedFailedLogins.set(user, announced - 1);
+    else this.announcedFailedLogins.delete(user);
+    return true;
   }
 }

@@ -29,7 +29,7 @@ describe('paying a payment request through transfer_funds_batch and transfer_fun
     requestHash({ senderUpiId: payer.upiId.toLowerCase(), paymentRequestReferenceId: request });
 
   it('two items paying one request in one batch: the first completes and marks it PAID, the second is refused', async () => {
-    const [payee, first, second] = await Promise.all([newUser(db, '0'), newUser(db, '100'), newUser(db, '100')]);
+    const [payee, first, second] = [await newUser(db, '0'), await newUser(db, '100'), await newUser(db, '100')];
     const request = await newRequest(payee, '40.0000');
     const payers = [first, second];
     const references = [randomUUID(), randomUUID()];
@@ -76,7 +76,7 @@ describe('paying a payment request through transfer_funds_batch and transfer_fun
   });
 
   it('transfer_funds refuses an expired request (EXPIRED) and moves nothing', async () => {
-    const [payee, payer] = await Promise.all([newUser(db, '0'), newUser(db, '100')]);
+    const [payee, payer] = [await newUser(db, '0'), await newUser(db, '100')];
     const request = await newRequest(payee, '10.0000', '-1 second');
     const { rows } = await db.query(
       `SELECT result FROM transfer_funds(lower($1), $2, $3, $1, $4, 10, NULL, gen_random_uuid(), gen_random_uuid(), $5)`,

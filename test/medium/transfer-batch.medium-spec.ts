@@ -10,13 +10,14 @@ describe('transfer_funds_batch', () => {
   beforeAll(async () => (db = await connectTestDatabase()));
   afterAll(() => db.end());
 
+  /** The users' balances in their order, in one query (one connection runs one query at a time). */
   const balances = async (...users: MediumUser[]) =>
-    Promise.all(
-      users.map(
-        async (user) =>
-          (await db.query<{ b: string }>('SELECT balance::text AS b FROM users WHERE id = $1', [user.id])).rows[0].b,
-      ),
-    );
+    (
+      await db.query<{ b: string }>(
+        'SELECT u.balance::text AS b FROM unnest($1::bigint[]) WITH ORDINALITY AS w(id, n) JOIN users u ON u.id = w.id ORDER BY w.n',
+        [users.map((user) => user.id)],
+      )
+    ).rows.map((row) => row.b);
 
   it('decides each item alone: refused items among completed ones change nothing of theirs', async () => {
     const [alice, bob, carol, dave] = [
