@@ -38,7 +38,13 @@ describe('OpenAPI document', () => {
     expect(response.status).toBe(200);
     document = response.body;
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t.close();
+    // Loading prettier imports node:process as an ES module, whose facade reads every property of
+    // process, stdin included: that opens the worker's stdin, which then keeps the Jest worker
+    // alive after its last test ("A worker process has failed to exit gracefully").
+    process.stdin.destroy();
+  });
 
   it('is a valid OpenAPI 3.0 document', async () => {
     expect(document.openapi).toMatch(/^3\.0\.\d+$/);
