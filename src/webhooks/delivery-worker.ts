@@ -14,6 +14,13 @@ import { type AttemptResult, sendWebhook } from './webhook-sender';
 export const MAX_IN_FLIGHT = 32;
 export const MAX_IN_FLIGHT_PER_ENDPOINT = 8;
 const TICK_MS = 500;
+/** No attempt can help a delivery whose event JSON is gone: it fails for good, with a log line. */
+const EVENT_GONE: AttemptResult = {
+  delivered: false,
+  statusCode: null,
+  error: 'the event is no longer in outbox_events',
+  kind: 'refused',
+};
 const SHUTDOWN_WAIT_MS = 3000;
 
 /**
@@ -129,18 +136,22 @@ export class DeliveryWorker implements OnApplicationShutdown {
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
     const started = process.hrtime.bigint();
-    const result = await sendWebhook(
-      delivery,
-      { allowHttp: this.config.webhookAllowHttp, allowPrivateNetworks: this.config.webhookAllowPrivateNetworks },
-      systemResolver,
-      this.config.webhookTimeoutMs,
-      this.stopAttempts.signal,
-    );
+    const result: AttemptResult =
+      delivery.payload === null
+        ? EVENT_GONE
+        : await sendWebhook(
+            { url: delivery.url, secret: delivery.secret, eventId: delivery.eventId, payload: delivery.payload },
+            { allowHttp: this.config.webhookAllowHttp, allowPrivateNetworks: this.config.webhookAllowPrivateNetworks },
+            systemResolver,
+            this.config.webhookTimeoutMs,
+            this.stopAttempts.signal,
+          );
     if (!result.delivered && this.stopAttempts.signal.aborted) return; // abandoned at shutdown, not failed
     this.attemptDuration.observe(Number(process.hrtime.bigint() - started) / 1e9);
-    const delayMs = result.delivered
-      ? null
-      : nextAttemptDelayMs(this.config.webhookRetryScheduleMs, delivery.attempts - delivery.roundStart);
+    const delayMs =
+      result.delivered || result === EVENT_GONE
+        ? null
+        : nextAttemptDelayMs(this.config.webhookRetryScheduleMs, delivery.attempts - delivery.roundStart);
     const outcome = result.delivered ? 'DELIVERED' : delayMs === null ? 'FAILED' : 'PENDING';
     this.attemptCounter.inc({
       outcome: outcome === 'DELIVERED' ? 'delivered' : outcome === 'FAILED' ? 'failed' : 'retrying',

@@ -27,7 +27,8 @@ export interface ClaimedDelivery {
   url: string;
   secret: string;
   eventId: string;
-  payload: string;
+  /** Null only if the event has left outbox_events, which nothing does while a delivery is pending. */
+  payload: string | null;
   /** The number of this attempt (1 for the first), and the attempts made before this round. */
   attempts: number;
   roundStart: number;
@@ -54,7 +55,8 @@ export class WebhookDeliveriesRepository {
     const { rows } = await this.pool.query<DeliveryRow>(
       `SELECT d.reference_id AS id, d.event_id AS "eventId", d.event_type AS "eventType", d.status,
               d.attempts, d.last_attempt_at AS "lastAttemptAt", d.last_status_code AS "lastStatusCode",
-              d.last_error AS "lastError", CASE WHEN d.status = 'PENDING' THEN d.next_attempt_at END AS "nextAttemptAt",
+              d.last_error AS "lastError",
+              CASE WHEN d.status = 'PENDING' THEN greatest(d.next_attempt_at, d.leased_until) END AS "nextAttemptAt",
               d.created_at AS "createdAt"
        FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
        WHERE e.reference_id = $1 AND ($2::text IS NULL OR d.status = $2)
@@ -76,7 +78,7 @@ export class WebhookDeliveriesRepository {
          WHERE e.reference_id = $1 AND d.reference_id = $2 FOR UPDATE OF d
        ), retried AS (
          UPDATE webhook_deliveries d SET status = 'PENDING', round_start = d.attempts, next_attempt_at = now(),
-                finished_at = NULL
+                leased_until = NULL, finished_at = NULL
          FROM target t WHERE d.id = t.id AND t.status <> 'PENDING' RETURNING d.endpoint_id
        ), enabled AS (
          UPDATE webhook_endpoints e SET status = 'ENABLED' FROM retried r WHERE e.id = r.endpoint_id AND e.status <> 'ENABLED'
@@ -90,9 +92,11 @@ export class WebhookDeliveriesRepository {
   /**
    * Claims due deliveries for one attempt each: at most `perEndpoint` minus what this process
    * already runs for an endpoint, at most `limit` in all. SKIP LOCKED lets every instance claim
-   * at once without waiting or taking the same row; moving next_attempt_at to the end of a lease
-   * keeps the row from being claimed again while the attempt runs, and makes it due again if
-   * this process dies before recording the result (at-least-once).
+   * at once without waiting or taking the same row; a lease (leased_until) keeps the row from
+   * being claimed again while the attempt runs, and makes it due again if this process dies
+   * before recording the result (at-least-once). The claim changes no indexed column, so it is
+   * a HOT update; the event JSON comes from the outbox (a delivery written before the
+   * 1764011000000 migration carries its own copy).
    */
   async claimDue(
     busy: Map<string, number>,
@@ -100,14 +104,16 @@ export class WebhookDeliveriesRepository {
     limit: number,
     leaseMs: number,
   ): Promise<ClaimedDelivery[]> {
-    const { rows } = await this.pool.query<ClaimedDelivery>(
-      `WITH claimable AS (
+    const { rows } = await this.pool.query<ClaimedDelivery>({
+      name: 'webhook_claim_due',
+      text: `WITH claimable AS (
          SELECT d.id, d.next_attempt_at
          FROM webhook_endpoints e
          LEFT JOIN unnest($1::bigint[], $2::int[]) AS busy(endpoint_id, running) ON busy.endpoint_id = e.id
          CROSS JOIN LATERAL (
            SELECT id, next_attempt_at FROM webhook_deliveries
            WHERE endpoint_id = e.id AND status = 'PENDING' AND next_attempt_at <= now()
+             AND (leased_until IS NULL OR leased_until <= now())
            ORDER BY next_attempt_at
            LIMIT greatest(0, $3 - coalesce(busy.running, 0))
            FOR UPDATE SKIP LOCKED
@@ -116,13 +122,15 @@ export class WebhookDeliveriesRepository {
          LIMIT $4
        )
        UPDATE webhook_deliveries d
-       SET attempts = d.attempts + 1, last_attempt_at = now(), next_attempt_at = now() + $5 * interval '1 millisecond'
+       SET attempts = d.attempts + 1, last_attempt_at = now(), leased_until = now() + $5 * interval '1 millisecond'
        FROM claimable c, webhook_endpoints e
        WHERE d.id = c.id AND e.id = d.endpoint_id
        RETURNING d.id, d.reference_id AS "referenceId", e.id AS "endpointId", e.reference_id AS "endpointReferenceId",
-                 e.url, e.secret, d.event_id AS "eventId", d.payload, d.attempts, d.round_start AS "roundStart"`,
-      [[...busy.keys()], [...busy.values()], perEndpoint, limit, leaseMs],
-    );
+                 e.url, e.secret, d.event_id AS "eventId",
+                 coalesce(d.payload, (SELECT o.payload FROM outbox_events o WHERE o.event_id = d.event_id)) AS payload,
+                 d.attempts, d.round_start AS "roundStart"`,
+      values: [[...busy.keys()], [...busy.values()], perEndpoint, limit, leaseMs],
+    });
     return rows;
   }
 
@@ -133,17 +141,21 @@ export class WebhookDeliveriesRepository {
    * written: it has been down for the whole retry schedule. Returns the endpoints disabled.
    */
   async recordAttempts(records: AttemptRecord[]): Promise<string[]> {
-    const { rows } = await this.pool.query<{ endpoint: string }>(
-      `WITH results AS (
+    const { rows } = await this.pool.query<{ endpoint: string }>({
+      name: 'webhook_record_attempts',
+      text: `WITH results AS (
          SELECT * FROM unnest($1::bigint[], $2::int[], $3::int[], $4::text[], $5::text[], $6::timestamptz[])
            AS r(id, attempts, status_code, error, outcome, next_attempt_at)
        ), updated AS (
          UPDATE webhook_deliveries d
          SET status = r.outcome, last_status_code = r.status_code, last_error = left(r.error, 200),
-             next_attempt_at = coalesce(r.next_attempt_at, d.next_attempt_at),
+             next_attempt_at = coalesce(r.next_attempt_at, d.next_attempt_at), leased_until = NULL,
              finished_at = CASE WHEN r.outcome = 'PENDING' THEN NULL ELSE now() END
          FROM results r
-         WHERE d.id = r.id AND d.attempts = r.attempts AND d.status = 'PENDING'
+         -- NOT IN rather than = 'PENDING': the planner must find these rows by id, never by walking
+         -- the pending-only due index, which it may think small while a backlog is piling up.
+         WHERE d.id = ANY($1::bigint[]) AND d.id = r.id AND d.attempts = r.attempts
+           AND d.status NOT IN ('DELIVERED', 'FAILED')
          RETURNING d.endpoint_id, d.status, d.created_at
        ), delivered AS (
          UPDATE webhook_endpoints e SET last_delivered_at = now()
@@ -158,7 +170,7 @@ export class WebhookDeliveriesRepository {
          RETURNING e.reference_id
        )
        SELECT reference_id AS endpoint FROM disabled`,
-      [
+      values: [
         records.map((r) => r.id),
         records.map((r) => r.attempts),
         records.map((r) => r.statusCode),
@@ -166,7 +178,7 @@ export class WebhookDeliveriesRepository {
         records.map((r) => r.outcome),
         records.map((r) => r.nextAttemptAt),
       ],
-    );
+    });
     return rows.map((row) => row.endpoint);
   }
 
