@@ -11,8 +11,8 @@ import { WEBHOOK_ATTEMPT_DURATION, WEBHOOK_ATTEMPTS } from './webhook-metrics';
 import { type AttemptResult, sendWebhook } from './webhook-sender';
 
 /** Attempts running at once in this process, over all endpoints and per endpoint. */
-export const MAX_IN_FLIGHT = 32;
-export const MAX_IN_FLIGHT_PER_ENDPOINT = 8;
+export const MAX_IN_FLIGHT = 64;
+export const MAX_IN_FLIGHT_PER_ENDPOINT = 16;
 const TICK_MS = 500;
 /** No attempt can help a delivery whose event JSON is gone: it fails for good, with a log line. */
 const EVENT_GONE: AttemptResult = {
@@ -159,7 +159,9 @@ export class DeliveryWorker implements OnApplicationShutdown {
     });
     const nextAttemptAt = delayMs === null ? null : new Date(Date.now() + delayMs);
     if (!result.delivered) this.logFailure(delivery, result, nextAttemptAt);
-    await this.recorder.record({
+    // Not awaited: the lane is free once the answer is in. The row stays leased until its result
+    // is written, so no claim takes it again meanwhile; shutdown flushes what is still queued.
+    void this.recorder.record({
       id: delivery.id,
       attempts: delivery.attempts,
       statusCode: result.statusCode,
