@@ -14,6 +14,8 @@ export interface WebhookBenchResult {
 }
 
 export interface WebhookBench {
+  /** Where the receiver listens (http, 127.0.0.1). */
+  url: string;
   /** Merge into the service's environment: an admin to subscribe with, and the two development switches. */
   serviceEnv: Record<string, string>;
   /** Once the service serves: registers the admin, logs in and subscribes the receiver to every event. */
@@ -45,6 +47,7 @@ export async function startWebhookBench(): Promise<WebhookBench> {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`;
 
   return {
+    url,
     serviceEnv: { ADMIN_UPI_IDS: ADMIN_UPI_ID, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' },
     async subscribe(baseUrl) {
       const post = (path: string, body: unknown, token?: string) =>
