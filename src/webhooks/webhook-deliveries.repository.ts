@@ -65,7 +65,7 @@ export class WebhookDeliveriesRepository {
       `SELECT d.reference_id AS id, d.event_id AS "eventId", d.event_type AS "eventType", d.status,
               d.attempts, d.last_attempt_at AS "lastAttemptAt", d.last_status_code AS "lastStatusCode",
               d.last_error AS "lastError",
-              CASE WHEN d.status = 'PENDING' THEN greatest(d.next_attempt_at, d.leased_until) END AS "nextAttemptAt",
+              CASE WHEN d.status = 'PENDING' THEN d.next_attempt_at END AS "nextAttemptAt",
               d.created_at AS "createdAt"
        FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
        WHERE e.reference_id = $1 AND ($2::text IS NULL OR d.status = $2)
@@ -87,7 +87,7 @@ export class WebhookDeliveriesRepository {
          WHERE e.reference_id = $1 AND d.reference_id = $2 FOR UPDATE OF d
        ), retried AS (
          UPDATE webhook_deliveries d SET status = 'PENDING', round_start = d.attempts, next_attempt_at = now(),
-                leased_until = NULL, finished_at = NULL
+                finished_at = NULL
          FROM target t WHERE d.id = t.id AND t.status <> 'PENDING' RETURNING d.endpoint_id
        ), enabled AS (
          UPDATE webhook_endpoints e SET status = 'ENABLED' FROM retried r WHERE e.id = r.endpoint_id AND e.status <> 'ENABLED'
@@ -101,11 +101,13 @@ export class WebhookDeliveriesRepository {
   /**
    * Claims due deliveries for one attempt each: at most `perEndpoint` minus what this process
    * already runs for an endpoint, at most `limit` in all. SKIP LOCKED lets every instance claim
-   * at once without waiting or taking the same row; a lease (leased_until) keeps the row from
-   * being claimed again while the attempt runs, and makes it due again if this process dies
-   * before recording the result (at-least-once). The claim changes no indexed column, so it is
-   * a HOT update; the event JSON comes from the outbox (a delivery written before the
-   * 1764011000000 migration carries its own copy).
+   * at once without waiting or taking the same row; moving next_attempt_at to the end of a lease
+   * keeps the row from being claimed again while the attempt runs, and makes it due again if
+   * this process dies before recording the result (at-least-once). Moving it also takes the row
+   * out of the head of the due index, which the next claim would otherwise walk past (a lease in
+   * a column of its own would make the claim a HOT update, but every claim then re-reads every
+   * row still in flight: measured, it cost more than it saved). The event JSON comes from the
+   * outbox; a delivery written before the 1764011000000 migration carries its own copy.
    */
   async claimDue(
     busy: Map<string, number>,
@@ -122,7 +124,6 @@ export class WebhookDeliveriesRepository {
          CROSS JOIN LATERAL (
            SELECT id, next_attempt_at FROM webhook_deliveries
            WHERE endpoint_id = e.id AND status = 'PENDING' AND next_attempt_at <= now()
-             AND (leased_until IS NULL OR leased_until <= now())
            ORDER BY next_attempt_at
            LIMIT greatest(0, $3 - coalesce(busy.running, 0))
            FOR UPDATE SKIP LOCKED
@@ -131,7 +132,7 @@ export class WebhookDeliveriesRepository {
          LIMIT $4
        )
        UPDATE webhook_deliveries d
-       SET attempts = d.attempts + 1, last_attempt_at = now(), leased_until = now() + $5 * interval '1 millisecond'
+       SET attempts = d.attempts + 1, last_attempt_at = now(), next_attempt_at = now() + $5 * interval '1 millisecond'
        FROM claimable c, webhook_endpoints e
        WHERE d.id = c.id AND e.id = d.endpoint_id
        RETURNING d.id, d.reference_id AS "referenceId", e.id AS "endpointId", e.reference_id AS "endpointReferenceId",
@@ -159,7 +160,7 @@ export class WebhookDeliveriesRepository {
        ), updated AS (
          UPDATE webhook_deliveries d
          SET status = r.outcome, last_status_code = r.status_code, last_error = left(r.error, 200),
-             next_attempt_at = coalesce(r.next_attempt_at, d.next_attempt_at), leased_until = NULL,
+             next_attempt_at = coalesce(r.next_attempt_at, d.next_attempt_at),
              finished_at = CASE WHEN r.outcome = 'PENDING' THEN NULL ELSE now() END
          FROM results r
          -- NOT IN rather than = 'PENDING': the planner must find these rows by id, never by walking
