@@ -150,7 +150,8 @@ export class DeliveryWorker implements OnApplicationShutdown {
         this.attempts.delete(attempt);
         // Claim again once three quarters of a lane are free rather than per finished attempt: one
         // claim then takes a dozen rows, so a busy endpoint costs a claim per dozen deliveries.
-        if (left <= MAX_IN_FLIGHT_PER_ENDPOINT / 4 || this.running <= MAX_IN_FLIGHT / 4) this.nudge();
+        // (Other endpoints' due rows wait for their own lanes to drain, or for the tick.)
+        if (left <= MAX_IN_FLIGHT_PER_ENDPOINT / 4) this.nudge();
       });
     this.attempts.add(attempt);
   }
