@@ -107,7 +107,9 @@ export class WebhookDeliveriesRepository {
    * out of the head of the due index, which the next claim would otherwise walk past (a lease in
    * a column of its own would make the claim a HOT update, but every claim then re-reads every
    * row still in flight: measured, it cost more than it saved). The event JSON comes from the
-   * outbox; a delivery written before the 1764011000000 migration carries its own copy.
+   * outbox; a delivery written before the 1764011000000 migration carries its own copy. Not a
+   * prepared statement: its generic plan, blind to the limits, read several times more of the
+   * due index per claim than a plan made for the values (measured: 3.3 ms against 1.1 ms).
    */
   async claimDue(
     busy: Map<string, number>,
@@ -116,7 +118,6 @@ export class WebhookDeliveriesRepository {
     leaseMs: number,
   ): Promise<ClaimedDelivery[]> {
     const { rows } = await this.pool.query<ClaimedDelivery>({
-      name: 'webhook_claim_due',
       text: `WITH claimable AS (
          SELECT d.id, d.next_attempt_at
          FROM ${ASYNC_COMMIT}, webhook_endpoints e
