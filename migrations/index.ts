@@ -14,6 +14,7 @@ import { TamperEvidentTransactions1764003500000 } from './1764003500000-tamper-e
 import { LimitsAndFreezes1764007000000 } from './1764007000000-limits-and-freezes';
 import { PaymentRequests1764008000000 } from './1764008000000-payment-requests';
 import { ScheduledTransfers1764008500000 } from './1764008500000-scheduled-transfers';
+import { LeanWebhookDeliveries1764011000000 } from './1764011000000-lean-webhook-deliveries';
 import { MovementSkeleton1764013000000 } from './1764013000000-movement-skeleton';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests load the same set. */
@@ -34,5 +35,6 @@ export const MIGRATIONS = [
   LimitsAndFreezes1764007000000,
   PaymentRequests1764008000000,
   ScheduledTransfers1764008500000,
+  LeanWebhookDeliveries1764011000000,
   MovementSkeleton1764013000000,
 ];
