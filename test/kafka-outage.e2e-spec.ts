@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
+import type { RelayHealth } from '../src/outbox/relay-state';
 import type { RegisteredUser } from './support/api-client';
 import { withScratchDatabase } from './support/db';
 import { TestBroker, TopicReader } from './support/kafka';
@@ -10,21 +11,6 @@ import { waitUntil } from './support/wait';
 const OUTAGE_MS = 30_000;
 const WORKERS = 4;
 const PAUSE_MS = 25;
-
-interface KafkaComponent {
-  status: 'UP' | 'DOWN';
-  details: {
-    brokers: string[];
-    affectsReadiness: false;
-    pendingEvents: number;
-    oldestPendingAgeSeconds: number;
-    consecutiveFailures: number;
-    failingSince: string | null;
-    lastError: string | null;
-    nextAttemptAt: string | null;
-    lastPublishedAt: string | null;
-  };
-}
 
 /**
  * Issue 21.5: the broker goes away for 30 s while clients keep transferring, on a scratch
@@ -59,7 +45,7 @@ describe('a Kafka outage under load', () => {
         const admin = await t.api.registerUser({ upiId: adminUpiId, balance: 0 });
         const kafka = async () => {
           const response = await t.api.get('/actuator/health', admin.token);
-          return response.body.components.kafka as KafkaComponent;
+          return response.body.components.kafka as RelayHealth;
         };
         const pending = async () =>
           (await db.query('SELECT count(*)::int AS n FROM outbox_events WHERE published_at IS NULL')).rows[0].n;
