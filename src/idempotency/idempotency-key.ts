@@ -4,14 +4,16 @@ import { ErrorCode } from '../common/errors/error-code';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
-const KEY_PATTERN = /^[A-Za-z0-9_.:-]{1,255}$/;
+/** The key's rule, which the check below and the API document's header schema both state. */
+export const IDEMPOTENCY_KEY_SCHEMA = { type: 'string', minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9_.:-]+$' };
+const KEY_PATTERN = new RegExp(IDEMPOTENCY_KEY_SCHEMA.pattern);
 
 /** The Idempotency-Key header: required, 1-255 characters of [A-Za-z0-9_.:-] (400 otherwise). */
 export function readIdempotencyKey(header: string | string[] | undefined): string {
   if (header === undefined || header === '') {
     throw new ApiError(ErrorCode.IdempotencyKeyMissing, `The ${IDEMPOTENCY_KEY_HEADER} header is required`);
   }
-  if (typeof header !== 'string' || !KEY_PATTERN.test(header)) {
+  if (typeof header !== 'string' || header.length > IDEMPOTENCY_KEY_SCHEMA.maxLength || !KEY_PATTERN.test(header)) {
     throw new ApiError(
       ErrorCode.IdempotencyKeyInvalid,
       `The ${IDEMPOTENCY_KEY_HEADER} header must be 1 to 255 characters of letters, digits, "_", ".", ":" or "-"`,

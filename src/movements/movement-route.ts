@@ -2,7 +2,7 @@ import { applyDecorators, SetMetadata, UseInterceptors } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
 import { ErrorCode } from '../common/errors/error-code';
 import { ApiProblems } from '../docs/api-docs';
-import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/idempotency-key';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_SCHEMA } from '../idempotency/idempotency-key';
 import { IdempotencyInterceptor } from '../idempotency/idempotency.interceptor';
 import { MOVEMENT_KIND, type MovementKind } from '../idempotency/movement-kind';
 
@@ -28,13 +28,7 @@ export function MovementRoute({ kind, problems, names = kind, keyExample }: Move
       name: IDEMPOTENCY_KEY_HEADER,
       required: true,
       description: `Names this ${names}: a retry with the same key and body replays the stored result`,
-      schema: {
-        type: 'string',
-        minLength: 1,
-        maxLength: 255,
-        pattern: '^[A-Za-z0-9_.:-]+$',
-        ...(keyExample !== undefined && { example: keyExample }),
-      },
+      schema: { ...IDEMPOTENCY_KEY_SCHEMA, ...(keyExample !== undefined && { example: keyExample }) },
     }),
     // In this order, so each status lists the route's own problems before the key's.
     ApiProblems(
