@@ -25,6 +25,12 @@ export function movementArguments<Parameters>(fn: MovementFunction<Parameters>, 
   return (Object.keys(fn.argumentTypes) as (keyof Parameters)[]).map((field) => parameters[field] ?? null);
 }
 
+/** The statement that calls a movement function (or its batch form) with `arity` parameters. */
+export function movementCallText(name: string, arity: number): string {
+  const placeholders = Array.from({ length: arity }, (_, index) => `$${index + 1}`).join(', ');
+  return `SELECT result, replayed FROM ${name}(${placeholders})`;
+}
+
 /**
  * Calls a money movement's SQL function (src/<module>/sql/<fn>.sql) as one prepared statement, one
  * round trip, and reads its outcome. The transfer, reversals and deposits all go through here.
@@ -35,11 +41,10 @@ export async function callMovement<Parameters>(
   parameters: Parameters,
 ): Promise<MovementResult> {
   const values = movementArguments(fn, parameters);
-  const placeholders = values.map((_, index) => `$${index + 1}`).join(', ');
   try {
     const { rows } = await pool.query<{ result: StoredOutcome; replayed: boolean }>({
       name: fn.name,
-      text: `SELECT result, replayed FROM ${fn.name}(${placeholders})`,
+      text: movementCallText(fn.name, values.length),
       values,
     });
     return { outcome: rows[0].result, replayed: rows[0].replayed };

@@ -5,7 +5,7 @@ import type { Histogram } from 'prom-client';
 import { AppConfig } from '../config/app-config';
 import { PG_POOL } from '../database/pg-pool';
 import type { MovementResult } from '../idempotency/stored-outcome';
-import { callMovement } from '../movements/movement-call';
+import { callMovement, movementCallText } from '../movements/movement-call';
 import type { TransferResult } from './transfer-outcome';
 import { TRANSFER_FUNDS, type TransferParameters, transferBatchArguments } from './transfer-parameters';
 
@@ -19,9 +19,10 @@ export const transferBatchMetricProviders = [
   }),
 ];
 
+/** transfer_funds_batch takes transfer_funds's parameters, one array each. */
 const BATCH_CALL = {
   name: 'transfer_funds_batch',
-  text: 'SELECT result, replayed FROM transfer_funds_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
+  text: movementCallText('transfer_funds_batch', Object.keys(TRANSFER_FUNDS.argumentTypes).length),
 };
 /**
  * A call still running after this long (a normal batch takes a few milliseconds) is waiting for
