@@ -194,4 +194,27 @@ describe('transfer_funds_batch', () => {
     );
     expect(events.rows[0].n).toBe(50);
   });
+  it('publishes the same TransferCompleted bytes from a batch as from a single transfer', async () => {
+    const [alice, bob] = [await newUser(db, '100'), await newUser(db)];
+    const [alone] = [await transferFunds(db, alice, bob.upiId, '1.2500')];
+    const [batched] = await transferBatch(db, [{ sender: alice, receiverUpiId: bob.upiId, amount: '1.2500' }]);
+    const payloadOf = async (referenceId: string) =>
+      (
+        await db.query<{ payload: string; event_id: string; id: string }>(
+          `SELECT o.payload, o.event_id::text, t.id::text FROM outbox_events o
+           JOIN transactions t ON t.reference_id = $1::uuid
+           WHERE o.payload::jsonb->>'transactionReferenceId' = $1::text`,
+          [referenceId],
+        )
+      ).rows[0];
+    for (const { result } of [alone, batched]) {
+      const { payload, event_id, id } = await payloadOf(result.data.referenceId);
+      expect(payload).toBe(
+        `{"eventId":"${event_id}","eventType":"TransferCompleted","occurredAt":"${result.data.createdAt}",` +
+          `"transactionId":${id},"transactionReferenceId":"${result.data.referenceId}",` +
+          `"senderUpiId":${JSON.stringify(alice.upiId)},"receiverUpiId":${JSON.stringify(bob.upiId)},` +
+          `"amount":"1.2500","currency":"INR","note":null}`,
+      );
+    }
+  });
 });

@@ -75,13 +75,9 @@ BEGIN
       PERFORM ledger_append(v_sender.id, v_transaction_id, p_reference_id, 'DEBIT', p_amount, v_now);
       PERFORM ledger_append(v_receiver.id, v_transaction_id, p_reference_id, 'CREDIT', p_amount, v_now);
 
-      -- The event is a contract of its own (docs/api-guide.md, "The transfer-completed event"), written here, once.
       INSERT INTO outbox_events (event_id, event_type, aggregate_key, payload, created_at)
-      VALUES (p_event_id, 'TransferCompleted', v_sender.upi_id, format(
-        '{"eventId":"%s","eventType":"TransferCompleted","occurredAt":"%s","transactionId":%s,"transactionReferenceId":"%s","senderUpiId":%s,"receiverUpiId":%s,"amount":"%s","currency":"INR","note":%s%s}',
-        p_event_id, v_at, v_transaction_id, p_reference_id,
-        to_json(v_sender.upi_id)::text, to_json(v_receiver.upi_id)::text, p_amount, coalesce(to_json(p_note)::text, 'null'),
-        payment_request_event_field(p_context)), v_now);
+      VALUES (p_event_id, 'TransferCompleted', v_sender.upi_id, transfer_event_payload(p_event_id, v_at,
+        v_transaction_id, p_reference_id, v_sender.upi_id, v_receiver.upi_id, p_amount, p_note, p_context), v_now);
 
       PERFORM limits_finish(limits_count(v_limits, v_sender.id, p_amount)) WHERE v_limits IS NOT NULL;
       v_code := 'completed';

@@ -190,10 +190,8 @@ BEGIN
 
   -- The event is a contract of its own, not an HTTP body; in item order, so each sender's order holds.
   INSERT INTO outbox_events (event_id, event_type, aggregate_key, payload, created_at)
-  SELECT p_event_id[t.i], 'TransferCompleted', t.sender, format(
-    '{"eventId":"%s","eventType":"TransferCompleted","occurredAt":"%s","transactionId":%s,"transactionReferenceId":"%s","senderUpiId":%s,"receiverUpiId":%s,"amount":"%s","currency":"INR","note":%s%s}',
-    p_event_id[t.i], v_at, t.id, p_reference_id[t.i], to_json(t.sender)::text, to_json(t.receiver)::text,
-    e_amount[2 * t.n], coalesce(to_json(p_note[t.i])::text, 'null'), payment_request_event_field(p_context[t.i])), v_now
+  SELECT p_event_id[t.i], 'TransferCompleted', t.sender, transfer_event_payload(p_event_id[t.i], v_at, t.id,
+    p_reference_id[t.i], t.sender, t.receiver, e_amount[2 * t.n], p_note[t.i], p_context[t.i]), v_now
   FROM unnest(t_id, t_item, t_sender, t_receiver) WITH ORDINALITY AS t(id, i, sender, receiver, n)
   ORDER BY t.n;
 
