@@ -89,6 +89,7 @@ describe('webhook isolation', () => {
           DATABASE_URL: h.databaseUrl,
           DATA_DIR: dir,
           JWT_SECRET: TEST_JWT_SECRET,
+          RATE_LIMIT_PER_SECOND: '1000',
         }),
       ),
     );
@@ -96,15 +97,19 @@ describe('webhook isolation', () => {
       const hooks = await receiver();
       hooks.answer = () => ({ status: 204, delayMs: 300 }); // attempts overlap, so a double send would show
       await createEndpoint(api(), h.admin.token, { url: hooks.url, events: ['TransferCompleted'] });
+      // Transfers go to every instance in turn: each nudges its own worker, so none of them is the
+      // only one awake while the others wait for their next tick (the endpoint's lanes are shared).
+      const clients = [api(), ...instances.map((i) => new ApiClient(i.baseUrl))];
       const references: string[] = [];
-      for (let i = 0; i < 60; i++) references.push(await completedTransfer(api(), alice, bob.upiId));
+      for (let i = 0; i < 60; i++)
+        references.push(await completedTransfer(clients[i % clients.length], alice, bob.upiId));
       await waitUntil(() => references.every((ref) => hooks.callsFor(ref).length >= 1), 'every delivery', 60_000);
 
       expect(references.filter((ref) => hooks.callsFor(ref).length !== 1)).toEqual([]);
       expect(hooks.maxConcurrentPerEvent).toBe(1);
       // Each process counts its own attempts: more than one of them delivered some.
       const deliveredBy = await Promise.all(
-        [api(), ...instances.map((i) => new ApiClient(i.baseUrl))].map(async (client) => {
+        clients.map(async (client) => {
           const text = (await client.get('/actuator/prometheus')).text;
           return Number(/^payments_webhook_attempts_total\{outcome="delivered",reason="none"\} (\d+)/m.exec(text)?.[1]);
         }),
