@@ -1,4 +1,4 @@
-/** One SQL statement's rows, from TypeORM's manager.query or a pg client (the admin CLI). */
+/** One SQL statement's rows, on the caller's transaction: the service's or the admin CLI's pg client. */
 export type ActionQuery = (sql: string, params: unknown[]) => Promise<unknown[]>;
 
 export type AdminActionName = 'FREEZE' | 'UNFREEZE' | 'LIMITS' | 'GRANT_ROLE' | 'REVOKE_ROLE';

@@ -53,6 +53,13 @@ const PAGE_QUERIES = Object.fromEntries(
 
 const COUNT = `SELECT count(*) AS total FROM users u WHERE u.kind = '${AccountKind.User}'`;
 
+// The account controls (src/limits): an account row locked for an admin's change, the freeze itself.
+const USER_ID = `SELECT u.id FROM users u WHERE u.reference_id::text = $1 AND u.kind = '${AccountKind.User}'`;
+const LOCK_USER = `${USER_ID} FOR UPDATE`;
+const FREEZE = `UPDATE users SET frozen_at = coalesce(frozen_at, now()), frozen_reason = $2 WHERE id = $1`;
+const UNFREEZE = `UPDATE users SET frozen_at = NULL, frozen_reason = NULL WHERE id = $1`;
+const COUNT_FROZEN = `SELECT count(*)::int AS n FROM users WHERE frozen_at IS NOT NULL`;
+
 export interface NewUserRow {
   referenceId: string;
   name: string;
@@ -104,6 +111,35 @@ export class UsersRepository {
   async findWithBalanceAbove(threshold: string): Promise<UserRow[]> {
     const { rows } = await this.pool.query<UserRow>(BALANCE_ABOVE, [threshold]);
     return rows;
+  }
+
+  /** The id of the user (not the treasury) with this reference ID, or null. */
+  async findUserId(referenceId: string): Promise<string | null> {
+    const { rows } = await this.pool.query<{ id: string }>(USER_ID, [referenceId]);
+    return rows[0]?.id ?? null;
+  }
+
+  /**
+   * Locks the user's row in the caller's transaction and returns its id (null: no such user).
+   * Movements already holding the lock finish first; those queued behind it see the change.
+   */
+  async lockUser(client: PoolClient, referenceId: string): Promise<string | null> {
+    const { rows } = await client.query<{ id: string }>(LOCK_USER, [referenceId]);
+    return rows[0]?.id ?? null;
+  }
+
+  /** Frozen since the first freeze (a second one keeps that time), with the latest reason. */
+  async freeze(client: PoolClient, userId: string, reason: string): Promise<void> {
+    await client.query(FREEZE, [userId, reason]);
+  }
+
+  async unfreeze(client: PoolClient, userId: string): Promise<void> {
+    await client.query(UNFREEZE, [userId]);
+  }
+
+  async countFrozen(): Promise<number> {
+    const { rows } = await this.pool.query<{ n: number }>(COUNT_FROZEN);
+    return rows[0].n;
   }
 
   private async count(): Promise<number> {
