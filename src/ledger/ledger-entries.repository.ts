@@ -1,8 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import type { Pool, PoolClient } from 'pg';
+import type { ClientBase, Pool, PoolClient } from 'pg';
 import type { PageBounds } from '../common/paging/page';
 import { PG_POOL } from '../database/pg-pool';
+import {
+  BROKEN_ENTRIES,
+  type BrokenEntry,
+  COUNT_ENTRIES,
+  LEDGER_ORPHANS,
+  type LedgerOrphan,
+  UNBALANCED_TRANSACTIONS,
+  type UnbalancedTransaction,
+} from './ledger-audit-queries';
 import type { EntryType } from './ledger-entry.entity';
 import {
   BALANCE_HISTORY,
@@ -154,6 +163,25 @@ export class LedgerEntriesRepository {
       unit,
     ]);
     return rows;
+  }
+
+  // The audit's reads (src/audit): on the connection that holds its snapshot, the CLI's included.
+
+  static async findBrokenLinks(db: ClientBase): Promise<BrokenEntry[]> {
+    return (await db.query<BrokenEntry>(BROKEN_ENTRIES)).rows;
+  }
+
+  /** Transactions whose entries do not sum to zero, or that have fewer than two. */
+  static async findUnbalancedTransactions(db: ClientBase): Promise<UnbalancedTransaction[]> {
+    return (await db.query<UnbalancedTransaction>(UNBALANCED_TRANSACTIONS)).rows;
+  }
+
+  static async findOrphans(db: ClientBase): Promise<LedgerOrphan[]> {
+    return (await db.query<LedgerOrphan>(LEDGER_ORPHANS)).rows;
+  }
+
+  static async count(db: ClientBase): Promise<number> {
+    return (await db.query<{ entries: number }>(COUNT_ENTRIES)).rows[0].entries;
   }
 
   private async read(position: Position, values: unknown[]): Promise<OwnedLedgerRows | null> {
