@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
+import { runPurge } from '../common/scheduled-purge';
 import { LoginAttemptsRepository } from './login-attempts.repository';
 import { RevocationsRepository } from './revocations.repository';
 
@@ -14,12 +15,12 @@ export class AuthPurgeJob {
   ) {}
 
   @Cron(CronExpression.EVERY_10_MINUTES, { name: 'auth-purge' })
-  async run(): Promise<void> {
-    try {
-      const purged = (await this.revocations.purgeExpired()) + (await this.attempts.purgeStale());
-      if (purged > 0) this.logger.log(`Purged ${purged} expired revocations and stale login counts`);
-    } catch (error) {
-      this.logger.error(`Auth purge failed: ${(error as Error).message}`);
-    }
+  run(): Promise<void> {
+    return runPurge(
+      this.logger,
+      'Auth purge',
+      'expired revocations and stale login counts',
+      async () => (await this.revocations.purgeExpired()) + (await this.attempts.purgeStale()),
+    );
   }
 }

@@ -34,9 +34,75 @@ export function readSqlFunctionFiles(root: string = sqlSourceRoot()): SqlFunctio
     )
     .sort();
   if (files.length === 0) throw new Error(`No database function files (*/sql/*.sql) under ${root}`);
-  return files.map((path) => {
-    const sql = readFileSync(path, 'utf8');
-    return { name: basename(path, '.sql'), path, sql, checksum: createHash('sha256').update(sql).digest('hex') };
+  const canonical = files.map((path) => functionFile(basename(path, '.sql'), path, readFileSync(path, 'utf8')));
+  return [...canonical, ...movementEntryFiles(root, canonical)];
+}
+
+function functionFile(name: string, path: string, sql: string): SqlFunctionFile {
+  return { name, path, sql, checksum: createHash('sha256').update(sql).digest('hex') };
+}
+
+/**
+ * Each money movement's public function and the rules function it wraps. The public ones are not
+ * files: they are generated from one template, so the claim/replay/finish glue exists once.
+ */
+export const MOVEMENT_ENTRIES: Readonly<Record<string, string>> = {
+  transfer_funds: 'transfer_apply',
+  reverse_transfer: 'reversal_apply',
+  deposit_funds: 'deposit_apply',
+};
+
+const MOVEMENT_ENTRY_TEMPLATE = join('movements', 'sql', 'movement_entry.sql.template');
+/** The parameters every entry declares itself: the key's three first, the answer's context last. */
+const ENTRY_OWN_PARAMETERS = new Set(['p_owner', 'p_idempotency_key', 'p_request_hash', 'p_context']);
+
+/**
+ * The template filled in for each entry: the rules function's parameters, as its canonical file
+ * declares them, become the entry's (between the key and the context) and the call's arguments.
+ * Static SQL per function, as if written by hand: nothing is composed per call.
+ */
+function movementEntryFiles(root: string, canonical: SqlFunctionFile[]): SqlFunctionFile[] {
+  const path = join(root, MOVEMENT_ENTRY_TEMPLATE);
+  const template = readFileSync(path, 'utf8');
+  return Object.entries(MOVEMENT_ENTRIES).map(([name, rules]) => {
+    const file = canonical.find((candidate) => candidate.name === rules);
+    if (!file) throw new Error(`${name} wraps ${rules}, which has no file (*/sql/${rules}.sql) under ${root}`);
+    const parameters = parametersOf(rules, file.sql);
+    const own = parameters.filter((parameter) => !ENTRY_OWN_PARAMETERS.has(parameter.name));
+    const fill: Record<string, string> = {
+      name,
+      rules,
+      parameters: own
+        .map((parameter) => `  ${parameter.name} ${parameter.type},\n`)
+        .join('')
+        .trimEnd(),
+      arguments: parameters.map((parameter) => parameter.name).join(', '),
+    };
+    return functionFile(
+      name,
+      path,
+      template.replace(/\{\{(\w+)\}\}/g, (_, key: string) => fill[key]),
+    );
+  });
+}
+
+/** `name type` of each parameter in CREATE FUNCTION fn(...), in order; commas inside a type's parentheses kept. */
+function parametersOf(fn: string, sql: string): { name: string; type: string }[] {
+  const code = sql.replace(/--.*$/gm, '');
+  const start = code.search(new RegExp(`CREATE OR REPLACE FUNCTION ${fn}\\(`, 'i'));
+  if (start < 0) throw new Error(`No CREATE OR REPLACE FUNCTION ${fn}( in its file`);
+  const parts: string[] = [''];
+  let depth = 0;
+  for (const char of code.slice(code.indexOf('(', start) + 1)) {
+    if (char === ')' && depth === 0) break;
+    if (char === '(') depth++;
+    if (char === ')') depth--;
+    if (char === ',' && depth === 0) parts.push('');
+    else parts[parts.length - 1] += char;
+  }
+  return parts.map((part) => {
+    const [name, ...type] = part.trim().split(/\s+/);
+    return { name, type: type.join(' ') };
   });
 }
 

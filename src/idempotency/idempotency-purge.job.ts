@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
-import { DataSource } from 'typeorm';
+import { deleteInChunks, runPurge } from '../common/scheduled-purge';
 import { AppConfig } from '../config/app-config';
+import { IdempotencyKeysRepository } from './idempotency-keys.repository';
 
 /** Stored outcomes live IDEMPOTENCY_TTL_HOURS; after that a key may name a new request. */
 @Injectable()
@@ -9,33 +10,17 @@ export class IdempotencyPurgeJob {
   private readonly logger = new Logger(IdempotencyPurgeJob.name);
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly keys: IdempotencyKeysRepository,
     private readonly config: AppConfig,
   ) {}
 
   @Cron(CronExpression.EVERY_10_MINUTES, { name: 'idempotency-purge' })
-  async run(): Promise<void> {
-    try {
-      const purged = await this.purgeExpired();
-      if (purged > 0) this.logger.log(`Purged ${purged} expired idempotency keys`);
-    } catch (error) {
-      this.logger.error(`Idempotency purge failed: ${(error as Error).message}`);
-    }
+  run(): Promise<void> {
+    return runPurge(this.logger, 'Idempotency purge', 'expired idempotency keys', () => this.purgeExpired());
   }
 
-  /** Deletes expired keys in batches (served by ix_idempotency_keys_created); returns how many. */
-  async purgeExpired(batchSize = 5000): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const [, deleted] = (await this.dataSource.query(
-        `DELETE FROM idempotency_keys WHERE id IN (
-           SELECT id FROM idempotency_keys
-           WHERE created_at < now() - make_interval(hours => $1)
-           ORDER BY created_at LIMIT $2)`,
-        [this.config.idempotencyTtlHours, batchSize],
-      )) as [unknown, number];
-      total += deleted;
-      if (deleted < batchSize) return total;
-    }
+  /** Deletes expired keys in batches; returns how many. */
+  purgeExpired(batchSize = 5000): Promise<number> {
+    return deleteInChunks(batchSize, (size) => this.keys.deleteExpired(this.config.idempotencyTtlHours, size));
   }
 }

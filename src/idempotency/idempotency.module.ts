@@ -3,6 +3,7 @@
 import { Module } from '@nestjs/common';
 import { idempotencyMetricProviders } from './idempotency-metrics';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
+import { IdempotencyKeysRepository } from './idempotency-keys.repository';
 import { IdempotencyPurgeJob } from './idempotency-purge.job';
 import { IdempotencyStore } from './idempotency.store';
 
@@ -12,7 +13,13 @@ import { IdempotencyStore } from './idempotency.store';
  * down) and purges them.
  */
 @Module({
-  providers: [IdempotencyPurgeJob, IdempotencyStore, IdempotencyInterceptor, ...idempotencyMetricProviders],
+  providers: [
+    IdempotencyPurgeJob,
+    IdempotencyKeysRepository,
+    IdempotencyStore,
+    IdempotencyInterceptor,
+    ...idempotencyMetricProviders,
+  ],
   exports: [IdempotencyPurgeJob, IdempotencyStore, IdempotencyInterceptor, ...idempotencyMetricProviders],
 })
 export class IdempotencyModule {}

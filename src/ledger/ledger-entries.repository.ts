@@ -1,9 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import type { Pool, PoolClient } from 'pg';
+import type { ClientBase, Pool, PoolClient } from 'pg';
 import type { PageBounds } from '../common/paging/page';
 import { PG_POOL } from '../database/pg-pool';
+import {
+  BROKEN_ENTRIES,
+  type BrokenEntry,
+  COUNT_ENTRIES,
+  LEDGER_ORPHANS,
+  type LedgerOrphan,
+  UNBALANCED_TRANSACTIONS,
+  type UnbalancedTransaction,
+} from './ledger-audit-queries';
 import type { EntryType } from './ledger-entry.entity';
+import {
+  BALANCE_HISTORY,
+  STATEMENT_BALANCES,
+  STATEMENT_BATCH_SIZE,
+  STATEMENT_ENTRIES,
+  STATEMENT_OWNER_AND_FIRST_BATCH,
+  type StatementEntryRow,
+  type StatementOwnerRow,
+  type StatementRead,
+} from './ledger-statement-queries';
 
 /** A ledger_entries row as the reads return it: bigint and numeric as text. */
 export interface LedgerEntryRow {
@@ -91,6 +110,80 @@ export class LedgerEntriesRepository {
     await client.query(RECORD_OPENING_BALANCE, [userId, randomUUID()]);
   }
 
+  /** The statement's account by reference ID, its balances and its first batch of entries; none: no such account. */
+  async findStatementOwner(referenceId: string, from: string, to: string): Promise<StatementOwnerRow[]> {
+    const { rows } = await this.pool.query<StatementOwnerRow>({
+      name: 'statement-owner-first-batch',
+      text: STATEMENT_OWNER_AND_FIRST_BATCH,
+      values: [referenceId, from, to],
+    });
+    return rows;
+  }
+
+  /**
+   * Balances and entries from one REPEATABLE READ snapshot, so opening + entries = closing even
+   * while transfers commit; the entries come through a server-side cursor, never all in memory.
+   * Ending the generator early (the client went away) rolls back and releases the connection.
+   */
+  async *readStatement(userId: string, from: string, to: string): AsyncGenerator<StatementRead> {
+    const client = await this.pool.connect();
+    let open = false;
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      open = true;
+      const params = [userId, from, to];
+      const balances = await client.query<{ opening: string; closing: string }>(STATEMENT_BALANCES, params);
+      yield { kind: 'balances', balances: balances.rows[0] };
+      await client.query(`DECLARE statement_entries NO SCROLL CURSOR FOR ${STATEMENT_ENTRIES}`, params);
+      for (;;) {
+        const batch = await client.query<StatementEntryRow>(`FETCH ${STATEMENT_BATCH_SIZE} FROM statement_entries`);
+        if (batch.rows.length > 0) yield { kind: 'entries', rows: batch.rows };
+        if (batch.rows.length < STATEMENT_BATCH_SIZE) break;
+      }
+      await client.query('COMMIT');
+      open = false;
+    } finally {
+      await release(client, open);
+    }
+  }
+
+  /** The user's balance at the end of each step (a Postgres interval) overlapping [from, to); the last at `to`. */
+  async findBalanceHistory(
+    userId: string,
+    from: string,
+    to: string,
+    step: string,
+    unit: string,
+  ): Promise<{ at: Date; balance: string }[]> {
+    const { rows } = await this.pool.query<{ at: Date; balance: string }>(BALANCE_HISTORY, [
+      userId,
+      from,
+      to,
+      step,
+      unit,
+    ]);
+    return rows;
+  }
+
+  // The audit's reads (src/audit): on the connection that holds its snapshot, the CLI's included.
+
+  static async findBrokenLinks(db: ClientBase): Promise<BrokenEntry[]> {
+    return (await db.query<BrokenEntry>(BROKEN_ENTRIES)).rows;
+  }
+
+  /** Transactions whose entries do not sum to zero, or that have fewer than two. */
+  static async findUnbalancedTransactions(db: ClientBase): Promise<UnbalancedTransaction[]> {
+    return (await db.query<UnbalancedTransaction>(UNBALANCED_TRANSACTIONS)).rows;
+  }
+
+  static async findOrphans(db: ClientBase): Promise<LedgerOrphan[]> {
+    return (await db.query<LedgerOrphan>(LEDGER_ORPHANS)).rows;
+  }
+
+  static async count(db: ClientBase): Promise<number> {
+    return (await db.query<{ entries: number }>(COUNT_ENTRIES)).rows[0].entries;
+  }
+
   private async read(position: Position, values: unknown[]): Promise<OwnedLedgerRows | null> {
     const { rows } = await this.pool.query<PageRow>({ ...PAGE_QUERIES[position], values });
     if (rows.length === 0) return null;
@@ -101,5 +194,14 @@ export class LedgerEntriesRepository {
       total: Number(first.total),
       rows: first.anchored ? entries : null,
     };
+  }
+}
+
+async function release(client: PoolClient, rollback: boolean): Promise<void> {
+  try {
+    if (rollback) await client.query('ROLLBACK');
+    client.release();
+  } catch (error) {
+    client.release(error as Error);
   }
 }

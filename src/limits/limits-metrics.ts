@@ -1,7 +1,7 @@
 import { Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { InjectMetric, makeCounterProvider, makeGaugeProvider } from '@willsoto/nestjs-prometheus';
 import type { Counter, Gauge } from 'prom-client';
-import { DataSource } from 'typeorm';
+import { UsersRepository } from '../users/users.repository';
 
 export const LIMIT_REFUSALS = 'payments_limit_refusals_total';
 export const FROZEN_ACCOUNTS = 'payments_frozen_accounts';
@@ -26,7 +26,7 @@ export class LimitsMetrics implements OnModuleInit, OnApplicationShutdown {
   constructor(
     @InjectMetric(LIMIT_REFUSALS) private readonly refusals: Counter<string>,
     @InjectMetric(FROZEN_ACCOUNTS) private readonly frozen: Gauge,
-    private readonly dataSource: DataSource,
+    private readonly users: UsersRepository,
   ) {
     // Every series exists from the start, so dashboards and rules see zeros rather than nothing.
     for (const limit of REFUSAL_LABELS) this.refusals.inc({ limit }, 0);
@@ -49,12 +49,7 @@ export class LimitsMetrics implements OnModuleInit, OnApplicationShutdown {
   /** Also after a freeze or unfreeze, so this instance's gauge moves at once. */
   async sample(): Promise<void> {
     try {
-      const [row] = (await this.dataSource.query(
-        `SELECT count(*)::int AS n FROM users WHERE frozen_at IS NOT NULL`,
-      )) as {
-        n: number;
-      }[];
-      this.frozen.set(row.n);
+      this.frozen.set(await this.users.countFrozen());
     } catch {
       // The database is away: the gauge keeps its last value and the next sample heals it.
     }

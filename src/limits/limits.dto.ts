@@ -9,7 +9,7 @@ import { IsVisibleText } from '../common/text/visible-text';
 import type { AppConfig } from '../config/app-config';
 import { IsMoney, ToMoney } from '../common/money/money.decorators';
 
-/** One row of LimitsService.view's query. */
+/** One row of LimitsRepository.findView's query. */
 export interface LimitsRow {
   upi_id: string;
   reference_id: string;

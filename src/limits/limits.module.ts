@@ -3,7 +3,9 @@
 import { Global, Module } from '@nestjs/common';
 import { LimitsController } from './limits.controller';
 import { LimitsMetrics, limitsMetricProviders } from './limits-metrics';
+import { LimitsRepository } from './limits.repository';
 import { LimitsService } from './limits.service';
+import { UsersModule } from '../users/users.module';
 
 /**
  * Limits and account controls (README "Limits and controls"): enforced in the money SQL, viewed and
@@ -11,8 +13,9 @@ import { LimitsService } from './limits.service';
  */
 @Global()
 @Module({
+  imports: [UsersModule],
   controllers: [LimitsController],
-  providers: [LimitsService, LimitsMetrics, ...limitsMetricProviders],
+  providers: [LimitsService, LimitsRepository, LimitsMetrics, ...limitsMetricProviders],
   exports: [LimitsService, LimitsMetrics],
 })
 export class LimitsModule {}

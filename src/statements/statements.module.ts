@@ -1,13 +1,14 @@
-// Owns no table: statements and balance history, read from ledger_entries and transactions
-// in one snapshot (JSON or streamed CSV).
+// Owns no table: statements and balance history, read through the ledger's repository
+// (ledger_entries with their transactions) in one snapshot (JSON or streamed CSV).
 import { Module } from '@nestjs/common';
+import { LedgerModule } from '../ledger/ledger.module';
 import { UsersModule } from '../users/users.module';
 import { StatementsController } from './statements.controller';
 import { StatementsService } from './statements.service';
 
 /** Statements and balance history: reads of a user's ledger over a period. */
 @Module({
-  imports: [UsersModule],
+  imports: [UsersModule, LedgerModule],
   controllers: [StatementsController],
   providers: [StatementsService],
 })

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Pool } from 'pg';
+import type { ClientBase, Pool } from 'pg';
 import type { PageBounds } from '../common/paging/page';
 import { PG_POOL } from '../database/pg-pool';
 import type { TransactionFields } from './transaction.dto';
@@ -66,6 +66,87 @@ const LIST_QUERIES = Object.fromEntries(
   ),
 ) as Record<`${TransactionSortKey}:${Position}`, { name: string; text: string }>;
 
+/** A transaction whose row disagrees with its hash, its chained ledger entries or its reversals (the audit). */
+export interface BrokenTransaction {
+  transactionReferenceId: string;
+  transactionId: string;
+  type: string;
+  reasons: string[];
+}
+
+/** A transaction whose sender or receiver account is missing (the audit). */
+export interface TransactionOrphan {
+  kind: 'transaction';
+  id: string;
+  missing: 'sender' | 'receiver';
+  missingId: string;
+}
+
+// Each transaction against what it cannot change without leaving a trace:
+// - its content_hash (written on insert by a trigger over the immutable fields);
+// - its ledger entries, which are hash-chained per account: the receiver's CREDITs and the
+//   sender's DEBITs (the treasury's rows, for a deposit) each add up to the amount, under its
+//   reference. Not their time: rows written by the first-round transfer function stamped the
+//   transaction and its entries separately, so only the hash covers a transaction's time;
+// - for a TRANSFER, the REVERSALs that name it: reversed_amount is their sum and status the one
+//   that sum implies; a REVERSAL mirrors the parties of the TRANSFER it names.
+// Not-null guards on every comparison: a missing side is a finding, never a silent NULL.
+const BROKEN_TRANSACTIONS = `
+  WITH sides AS (
+    SELECT t.id,
+      coalesce(sum(l.amount) FILTER (WHERE l.entry_type = 'CREDIT' AND l.user_id = t.receiver_id), 0) AS credited,
+      coalesce(sum(l.amount) FILTER (WHERE l.entry_type = 'DEBIT' AND (l.user_id = t.sender_id
+        OR (t.type = 'DEPOSIT' AND l.user_id <= 0))), 0) AS debited,
+      count(*) FILTER (WHERE l.id IS NOT NULL AND l.transaction_reference_id <> t.reference_id) AS misnamed
+    FROM transactions t LEFT JOIN ledger_entries l ON l.transaction_id = t.id
+    GROUP BY t.id),
+  reversals AS (
+    SELECT r.original_transaction_id AS id, sum(r.amount) AS reversed
+    FROM transactions r WHERE r.type = 'REVERSAL' AND r.original_transaction_id IS NOT NULL
+    GROUP BY r.original_transaction_id),
+  checked AS (
+    SELECT t.id, t.reference_id, t.type, array_remove(ARRAY[
+        CASE WHEN t.content_hash IS DISTINCT FROM transaction_content_hash(t.id, t.reference_id, t.sender_id,
+               t.receiver_id, t.sender_upi_id, t.receiver_upi_id, t.amount, t.type, t.note, t.original_transaction_id,
+               t.original_reference_id, t.created_at)
+             THEN 'hash does not match the transaction''s parties, amount, type, note, original and time' END,
+        CASE WHEN s.credited <> t.amount
+             THEN 'the receiver''s CREDIT entries do not add up to the amount' END,
+        CASE WHEN s.debited <> t.amount
+             THEN 'the sender''s DEBIT entries do not add up to the amount' END,
+        CASE WHEN s.misnamed > 0 THEN 'its ledger entries carry another reference' END,
+        CASE WHEN t.reversed_amount <> coalesce(v.reversed, 0)
+             THEN 'reversedAmount is not the sum of its reversals' END,
+        CASE WHEN t.status IS DISTINCT FROM CASE WHEN coalesce(v.reversed, 0) = 0 THEN 'COMPLETED'
+                                                  WHEN v.reversed = t.amount THEN 'REVERSED'
+                                                  ELSE 'PARTIALLY_REVERSED' END
+             THEN 'status is not the one its reversals imply' END,
+        CASE WHEN coalesce(v.reversed, 0) > t.amount THEN 'its reversals return more than the amount' END,
+        CASE WHEN v.reversed IS NOT NULL AND t.type <> 'TRANSFER' THEN 'reversals name a transaction that is not a TRANSFER' END,
+        CASE WHEN t.type = 'REVERSAL' AND (o.id IS NULL OR o.sender_id <> t.receiver_id OR o.receiver_id <> t.sender_id
+                                           OR o.reference_id IS DISTINCT FROM t.original_reference_id)
+             THEN 'a reversal that does not mirror the transfer it names' END,
+        CASE WHEN t.type <> 'REVERSAL' AND (t.original_transaction_id IS NOT NULL OR t.original_reference_id IS NOT NULL)
+             THEN 'names an original but is not a REVERSAL' END], NULL) AS reasons
+    FROM transactions t
+    JOIN sides s ON s.id = t.id
+    LEFT JOIN reversals v ON v.id = t.id
+    LEFT JOIN transactions o ON o.id = t.original_transaction_id)
+  SELECT reference_id::text AS "transactionReferenceId", id::text AS "transactionId", type, reasons
+  FROM checked WHERE cardinality(reasons) > 0
+  ORDER BY id`;
+
+// What the dropped foreign keys used to refuse (migrations/1764001100000-lean-money-movements.ts).
+const TRANSACTION_ORPHANS = `
+  SELECT kind, id::text AS id, missing, missing_id::text AS "missingId" FROM (
+    SELECT 'transaction' AS kind, t.id, 'sender' AS missing, t.sender_id AS missing_id FROM transactions t
+    WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.id = t.sender_id)
+    UNION ALL
+    SELECT 'transaction', t.id, 'receiver', t.receiver_id FROM transactions t
+    WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.id = t.receiver_id)
+  ) o
+  ORDER BY o.id, missing`;
+
 /** A page's rows; null when a cursor's transaction is not one of the user's. Only an offset page counts. */
 export interface TransactionRows {
   total: number;
@@ -102,6 +183,16 @@ export class TransactionsRepository {
   ): Promise<TransactionRows> {
     const rows = await this.list(upiId, sortBy, 'after', [afterId, take]);
     return { total: 0, rows: rows[0].owned ? withoutEmptyRow(rows) : null };
+  }
+
+  // The audit's reads (src/audit): on the connection that holds its snapshot, the CLI's included.
+
+  static async findBroken(db: ClientBase): Promise<BrokenTransaction[]> {
+    return (await db.query<BrokenTransaction>(BROKEN_TRANSACTIONS)).rows;
+  }
+
+  static async findOrphans(db: ClientBase): Promise<TransactionOrphan[]> {
+    return (await db.query<TransactionOrphan>(TRANSACTION_ORPHANS)).rows;
   }
 
   private async list(upiId: string, sortBy: TransactionSortKey, position: Position, values: unknown[]) {

@@ -1,5 +1,5 @@
 // Owns users: the accounts, their registration (with the opening balance) and the admin lists.
-// Other modules read users through UsersService; balances are written only by the money functions.
+// Others go through UsersService or UsersRepository (freezes); balances are written only by the money functions.
 import { Module } from '@nestjs/common';
 import { LedgerModule } from '../ledger/ledger.module';
 import { RegistrationRateLimiter } from './registration-rate-limiter';
@@ -12,6 +12,6 @@ import { UsersService } from './users.service';
   imports: [LedgerModule],
   controllers: [UsersController],
   providers: [UsersService, UsersRepository, UpiVerificationService, RegistrationRateLimiter],
-  exports: [UsersService, UpiVerificationService],
+  exports: [UsersService, UsersRepository, UpiVerificationService],
 })
 export class UsersModule {}

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Pool, PoolClient } from 'pg';
+import type { ClientBase, Pool, PoolClient } from 'pg';
 import type { PageBounds } from '../common/paging/page';
 import { PG_POOL } from '../database/pg-pool';
+import { SIGNED_AMOUNT } from '../ledger/ledger-audit-queries';
 import { AccountKind } from './user.entity';
 
 export const USER_SORT_KEYS = ['userId', 'name', 'upiId', 'balance', 'createdAt'] as const;
@@ -52,6 +53,46 @@ const PAGE_QUERIES = Object.fromEntries(
 ) as Record<UserSortKey, string>;
 
 const COUNT = `SELECT count(*) AS total FROM users u WHERE u.kind = '${AccountKind.User}'`;
+
+// The account controls (src/limits): an account row locked for an admin's change, the freeze itself.
+const USER_ID = `SELECT u.id FROM users u WHERE u.reference_id::text = $1 AND u.kind = '${AccountKind.User}'`;
+const LOCK_USER = `${USER_ID} FOR UPDATE`;
+const FREEZE = `UPDATE users SET frozen_at = coalesce(frozen_at, now()), frozen_reason = $2 WHERE id = $1`;
+const UNFREEZE = `UPDATE users SET frozen_at = NULL, frozen_reason = NULL WHERE id = $1`;
+const COUNT_FROZEN = `SELECT count(*)::int AS n FROM users WHERE frozen_at IS NOT NULL`;
+
+/** An account whose balance or head hash disagrees with its ledger entries (the audit). */
+export interface BrokenAccount {
+  accountId: string;
+  upiId: string;
+  reason: string;
+  balance: string;
+  /** Balance mismatch: what the entries add up to. */
+  ledgerBalance?: string;
+  /** Head mismatch: the hash kept on the account and the hash of its newest entry. */
+  headHash?: string | null;
+  newestEntryHash?: string | null;
+}
+
+// The head kept on the account row catches what no later link can: a removed newest entry.
+const BROKEN_ACCOUNTS = `
+  WITH totals AS (
+    SELECT u.id, u.upi_id, u.balance, u.last_entry_hash,
+      coalesce(sum(${SIGNED_AMOUNT}), 0) AS ledger,
+      (SELECT l2.hash FROM ledger_entries l2 WHERE l2.user_id = u.id ORDER BY l2.id DESC LIMIT 1) AS newest_hash
+    FROM users u LEFT JOIN ledger_entries l ON l.user_id = u.id
+    GROUP BY u.id)
+  SELECT id::text AS "accountId", upi_id AS "upiId", 'balance is not credits minus debits' AS reason,
+         balance::text AS balance, ledger::text AS "ledgerBalance", NULL AS "headHash", NULL AS "newestEntryHash"
+  FROM totals WHERE balance <> ledger
+  UNION ALL
+  SELECT id::text, upi_id, 'the head hash on the account is not the hash of its newest entry',
+         balance::text, NULL, last_entry_hash, newest_hash
+  FROM totals WHERE last_entry_hash IS DISTINCT FROM newest_hash
+  ORDER BY 1, 3`;
+
+const ACCOUNT_TOTALS = `
+  SELECT count(*)::int AS accounts, coalesce(sum(balance), 0)::numeric(19,4)::text AS "globalSum" FROM users`;
 
 export interface NewUserRow {
   referenceId: string;
@@ -104,6 +145,46 @@ export class UsersRepository {
   async findWithBalanceAbove(threshold: string): Promise<UserRow[]> {
     const { rows } = await this.pool.query<UserRow>(BALANCE_ABOVE, [threshold]);
     return rows;
+  }
+
+  /** The id of the user (not the treasury) with this reference ID, or null. */
+  async findUserId(referenceId: string): Promise<string | null> {
+    const { rows } = await this.pool.query<{ id: string }>(USER_ID, [referenceId]);
+    return rows[0]?.id ?? null;
+  }
+
+  /**
+   * Locks the user's row in the caller's transaction and returns its id (null: no such user).
+   * Movements already holding the lock finish first; those queued behind it see the change.
+   */
+  async lockUser(client: PoolClient, referenceId: string): Promise<string | null> {
+    const { rows } = await client.query<{ id: string }>(LOCK_USER, [referenceId]);
+    return rows[0]?.id ?? null;
+  }
+
+  /** Frozen since the first freeze (a second one keeps that time), with the latest reason. */
+  async freeze(client: PoolClient, userId: string, reason: string): Promise<void> {
+    await client.query(FREEZE, [userId, reason]);
+  }
+
+  async unfreeze(client: PoolClient, userId: string): Promise<void> {
+    await client.query(UNFREEZE, [userId]);
+  }
+
+  async countFrozen(): Promise<number> {
+    const { rows } = await this.pool.query<{ n: number }>(COUNT_FROZEN);
+    return rows[0].n;
+  }
+
+  // The audit's reads (src/audit): on the connection that holds its snapshot, the CLI's included.
+
+  static async findBrokenAccounts(db: ClientBase): Promise<BrokenAccount[]> {
+    return (await db.query<BrokenAccount>(BROKEN_ACCOUNTS)).rows;
+  }
+
+  /** Every account, the treasury's included, and the sum of their balances (0 when no money was made or lost). */
+  static async totals(db: ClientBase): Promise<{ accounts: number; globalSum: string }> {
+    return (await db.query<{ accounts: number; globalSum: string }>(ACCOUNT_TOTALS)).rows[0];
   }
 
   private async count(): Promise<number> {

@@ -1,0 +1,28 @@
+import type { Logger } from '@nestjs/common';
+
+/**
+ * One run of a scheduled purge of rows that have outlived their use: `purge` deletes them and says
+ * how many. A failure is logged, not thrown: the job runs again at its next tick, and nothing
+ * waits on it.
+ */
+export async function runPurge(logger: Logger, job: string, rows: string, purge: () => Promise<number>): Promise<void> {
+  try {
+    const purged = await purge();
+    if (purged > 0) logger.log(`Purged ${purged} ${rows}`);
+  } catch (error) {
+    logger.error(`${job} failed: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Deletes in chunks of `size` rows until a chunk comes back short, so that no one statement locks
+ * or writes a large share of a busy table; returns how many rows went.
+ */
+export async function deleteInChunks(size: number, deleteChunk: (size: number) => Promise<number>): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const deleted = await deleteChunk(size);
+    total += deleted;
+    if (deleted < size) return total;
+  }
+}
