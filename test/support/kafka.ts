@@ -1,5 +1,6 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -17,7 +18,7 @@ export class TestBroker {
 
   static async start(): Promise<TestBroker> {
     if (process.env.KAFKA_TEST_BROKERS) return new TestBroker(process.env.KAFKA_TEST_BROKERS);
-    const port = await findFreePort();
+    const port = await findFreePortPair();
     const dataDir = mkdtempSync(join(tmpdir(), 'payments-kafka-'));
     const broker = new TestBroker(`127.0.0.1:${port}`, { port, dataDir });
     broker.run('start');
@@ -81,6 +82,23 @@ export class TestBroker {
       });
     }
   }
+}
+
+/** scripts/kafka/broker's controller listens on port + 1: a free port alone once met a taken controller port. */
+async function findFreePortPair(): Promise<number> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const port = await findFreePort();
+    if (port < 65535 && (await isFree(port + 1))) return port;
+  }
+  throw new Error('no two free consecutive ports for a Kafka broker and its controller');
+}
+
+function isFree(port: number): Promise<boolean> {
+  const server = createServer();
+  return new Promise((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
 }
 
 export interface ReceivedRecord {
