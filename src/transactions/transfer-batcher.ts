@@ -7,6 +7,7 @@ import { PG_POOL } from '../database/pg-pool';
 import type { MovementResult } from '../idempotency/stored-outcome';
 import { callMovement, movementCallText } from '../movements/movement-call';
 import type { TransferResult } from './transfer-outcome';
+import { AccountsInFlight, takeBatch } from './batch-formation';
 import { TRANSFER_FUNDS, type TransferParameters, transferBatchArguments } from './transfer-parameters';
 
 export const TRANSFER_BATCH_SIZE = 'payments_transfer_batch_size';
@@ -33,6 +34,8 @@ const STALLED_AFTER_MS = 50;
 
 interface Pending {
   parameters: TransferParameters;
+  /** The accounts its call locks, as the database orders them: lower-cased UPI IDs. */
+  accounts: string[];
   settle: (result: Promise<TransferResult>) => void;
 }
 
@@ -52,6 +55,7 @@ export class TransferBatcher {
   /** Calls in flight for longer than STALLED_AFTER_MS: each has lent its slot to the next batch. */
   private stalled = 0;
   private dispatchPending = false;
+  private readonly accountsInFlight = new AccountsInFlight();
 
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
@@ -61,7 +65,8 @@ export class TransferBatcher {
 
   transfer(parameters: TransferParameters): Promise<TransferResult> {
     return new Promise((resolve) => {
-      this.queue.push({ parameters, settle: resolve });
+      const accounts = [parameters.senderUpiId.toLowerCase(), parameters.receiverUpiId.toLowerCase()];
+      this.queue.push({ parameters, accounts, settle: resolve });
       // Not a timer: the dispatch runs once the event loop has finished the requests it is reading
       // now, so those that arrived together leave together; on a quiet service that is at once.
       if (!this.dispatchPending) {
@@ -76,7 +81,10 @@ export class TransferBatcher {
 
   private dispatch(): void {
     while (this.inFlight - this.stalled < this.config.transferBatchesInFlight && this.queue.length > 0) {
-      const batch = this.queue.splice(0, this.config.transferBatchMaxSize);
+      const batch = takeBatch(this.queue, this.accountsInFlight, this.config.transferBatchMaxSize);
+      // Everything queued touches an account in flight: the call that frees it dispatches again.
+      if (batch.length === 0) return;
+      this.accountsInFlight.hold(batch);
       this.inFlight += 1;
       this.batchSize.observe(batch.length);
       let lent = false;
@@ -87,6 +95,7 @@ export class TransferBatcher {
       }, STALLED_AFTER_MS).unref();
       void this.run(batch).finally(() => {
         clearTimeout(watchdog);
+        this.accountsInFlight.release(batch);
         this.inFlight -= 1;
         if (lent) this.stalled -= 1;
         this.dispatch();
