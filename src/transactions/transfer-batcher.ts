@@ -91,13 +91,16 @@ export class TransferBatcher {
       const watchdog = setTimeout(() => {
         lent = true;
         this.stalled += 1;
+        // It waits for something outside the batcher, perhaps before locking some of its accounts:
+        // the database's locks, not the batcher, now decide who goes first on them.
+        this.accountsInFlight.release(batch);
         this.dispatch();
       }, STALLED_AFTER_MS).unref();
       void this.run(batch).finally(() => {
         clearTimeout(watchdog);
-        this.accountsInFlight.release(batch);
-        this.inFlight -= 1;
         if (lent) this.stalled -= 1;
+        else this.accountsInFlight.release(batch);
+        this.inFlight -= 1;
         this.dispatch();
       });
     }

@@ -16,13 +16,15 @@ import { type MediumUser, newUser } from './support/factories';
 import { waitForBackendBlockedBy } from './support/locks';
 
 /**
- * TransferBatcher over a real pool: one batch slot, so the transfers handed to it while its first
- * call is in flight form the next batch, deterministically (no timer is involved anywhere).
+ * TransferBatcher over a real pool: one batch slot (unless a test says two), so the transfers
+ * handed to it while its first call is in flight form the next batch, deterministically (no timer
+ * is involved anywhere).
  */
 describe('TransferBatcher', () => {
   let db: Client;
   let pool: Pool;
   let batcher: TransferBatcher;
+  let twoSlots: TransferBatcher;
   let sizes: Histogram;
   const dataDir = mkdtempSync(join(tmpdir(), 'payments-batcher-'));
 
@@ -42,6 +44,7 @@ describe('TransferBatcher', () => {
       registers: [new Registry()],
     });
     batcher = new TransferBatcher(pool, config, sizes);
+    twoSlots = new TransferBatcher(pool, { ...config, transferBatchesInFlight: 2 }, sizes);
   });
   afterAll(async () => {
     await pool.end();
@@ -175,5 +178,26 @@ describe('TransferBatcher', () => {
     }
     expect(((await blocked) as { outcome: { code: string } }).outcome.code).toBe('completed');
     expect([await balance(alice), await balance(bob)]).toEqual(['99.0000', '1.0000']);
+  });
+
+  it('with two slots, keeps a transfer out of the next batch while an account of it is in flight', async () => {
+    const [alice, bob, carol, dave, erin] = [
+      await newUser(db, '100'),
+      await newUser(db),
+      await newUser(db, '100'),
+      await newUser(db, '100'),
+      await newUser(db),
+    ];
+    const first = twoSlots.transfer(transfer(alice, bob, '1.0000'));
+    await new Promise((resolve) => setImmediate(resolve));
+    // bob is in flight in the first call: carol's transfer to him waits for it; dave's goes past, alone.
+    const results = await Promise.all([
+      first,
+      twoSlots.transfer(transfer(carol, bob, '2.0000')),
+      twoSlots.transfer(transfer(dave, erin, '3.0000')),
+    ]);
+    expect(results.map((result) => result.outcome.code)).toEqual(['completed', 'completed', 'completed']);
+    expect(await batchSizes()).toEqual({ batches: 3, transfers: 3 });
+    expect([await balance(bob), await balance(erin)]).toEqual(['3.0000', '3.0000']);
   });
 });
