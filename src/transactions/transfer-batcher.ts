@@ -5,6 +5,7 @@ import type { Histogram } from 'prom-client';
 import { AppConfig } from '../config/app-config';
 import { PG_POOL } from '../database/pg-pool';
 import type { MovementResult } from '../idempotency/stored-outcome';
+import { MoneyPathLoad } from '../movements/money-path-load';
 import { callMovement, movementCallText } from '../movements/movement-call';
 import type { TransferResult } from './transfer-outcome';
 import { AccountsInFlight, takeBatch } from './batch-formation';
@@ -61,6 +62,7 @@ export class TransferBatcher {
     @Inject(PG_POOL) private readonly pool: Pool,
     private readonly config: AppConfig,
     @InjectMetric(TRANSFER_BATCH_SIZE) private readonly batchSize: Histogram,
+    private readonly load: MoneyPathLoad,
   ) {}
 
   transfer(parameters: TransferParameters): Promise<TransferResult> {
@@ -87,6 +89,7 @@ export class TransferBatcher {
       this.accountsInFlight.hold(batch);
       this.inFlight += 1;
       this.batchSize.observe(batch.length);
+      this.load.sawBatch(batch.length, this.queue.length);
       let lent = false;
       const watchdog = setTimeout(() => {
         lent = true;

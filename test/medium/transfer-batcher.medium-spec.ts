@@ -8,6 +8,7 @@ import { ApiError } from '../../src/common/errors/api-error';
 import { ErrorCode } from '../../src/common/errors/error-code';
 import { loadConfig } from '../../src/config/app-config';
 import { requestHash } from '../../src/idempotency/idempotency-key';
+import { MoneyPathLoad } from '../../src/movements/money-path-load';
 import { TRANSFER_BATCH_SIZE, TransferBatcher } from '../../src/transactions/transfer-batcher';
 import type { TransferParameters } from '../../src/transactions/transfer-parameters';
 import { connectTestDatabase } from '../support/db';
@@ -43,8 +44,8 @@ describe('TransferBatcher', () => {
       buckets: [1, 2, 3, 4, 8],
       registers: [new Registry()],
     });
-    batcher = new TransferBatcher(pool, config, sizes);
-    twoSlots = new TransferBatcher(pool, { ...config, transferBatchesInFlight: 2 }, sizes);
+    batcher = new TransferBatcher(pool, config, sizes, new MoneyPathLoad());
+    twoSlots = new TransferBatcher(pool, { ...config, transferBatchesInFlight: 2 }, sizes, new MoneyPathLoad());
   });
   afterAll(async () => {
     await pool.end();
@@ -188,15 +189,30 @@ describe('TransferBatcher', () => {
       await newUser(db, '100'),
       await newUser(db),
     ];
-    const first = twoSlots.transfer(transfer(alice, bob, '1.0000'));
-    await new Promise((resolve) => setImmediate(resolve));
-    // bob is in flight in the first call: carol's transfer to him waits for it; dave's goes past, alone.
-    const results = await Promise.all([
-      first,
-      twoSlots.transfer(transfer(carol, bob, '2.0000')),
-      twoSlots.transfer(transfer(dave, erin, '3.0000')),
+    // alice's row is held, so the first call stays in flight, holding bob for the batcher, until released.
+    const holder = await connectTestDatabase();
+    await holder.query('BEGIN');
+    await holder.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [alice.id]);
+    let results: Promise<{ outcome: { code: string } }>[];
+    try {
+      const first = twoSlots.transfer(transfer(alice, bob, '1.0000'));
+      await new Promise((resolve) => setImmediate(resolve));
+      // bob is in flight: carol's transfer to him waits for that call; dave's goes past it, alone.
+      results = [
+        first,
+        twoSlots.transfer(transfer(carol, bob, '2.0000')),
+        twoSlots.transfer(transfer(dave, erin, '3.0000')),
+      ];
+      expect((await results[2]).outcome.code).toBe('completed');
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
+    expect((await Promise.all(results)).map((result) => result.outcome.code)).toEqual([
+      'completed',
+      'completed',
+      'completed',
     ]);
-    expect(results.map((result) => result.outcome.code)).toEqual(['completed', 'completed', 'completed']);
     expect(await batchSizes()).toEqual({ batches: 3, transfers: 3 });
     expect([await balance(bob), await balance(erin)]).toEqual(['3.0000', '3.0000']);
   });
