@@ -58,6 +58,8 @@ export class AppConfig {
   /** Delays between delivery attempts, in ms: one attempt more than there are delays, then FAILED. */
   readonly webhookRetryScheduleMs: number[];
   readonly webhookTimeoutMs: number;
+  /** Deliveries per second per instance while transfers arrive in batches (the money path's peak); 0: no limit. */
+  readonly webhookPeakDeliveriesPerSecond: number;
   // Database roles (README "Security", docs/database-roles.md).
   /** The owner role's URL: migrations run with it at boot. Unset: with DATABASE_URL. */
   readonly databaseOwnerUrl: string | undefined;
@@ -157,6 +159,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     webhookAllowPrivateNetworks: reader.boolean('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
     webhookRetryScheduleMs: reader.durations('WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,10h'),
     webhookTimeoutMs: reader.integer('WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    webhookPeakDeliveriesPerSecond: reader.integer('WEBHOOK_PEAK_DELIVERIES_PER_SECOND', 100, 0, 1_000_000),
     databaseOwnerUrl: reader.optionalUrl('DATABASE_OWNER_URL', ['postgres:', 'postgresql:']),
     databaseAllowPrivileged: reader.boolean('DATABASE_ALLOW_PRIVILEGED', false),
     transferBatchMaxSize: reader.integer('TRANSFER_BATCH_MAX_SIZE', 64, 1, 1000),

@@ -3,13 +3,14 @@
 import { Module } from '@nestjs/common';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { OutboxModule } from '../outbox/outbox.module';
+import { MoneyPathLoad } from './money-path-load';
 import { MovementRunner } from './movement-runner';
 import { OutcomeRenderer } from './outcome-renderer';
 
 /** Runs and renders money movements; the database side of the skeleton is idempotency/sql. */
 @Module({
   imports: [IdempotencyModule, OutboxModule],
-  providers: [OutcomeRenderer, MovementRunner],
-  exports: [OutcomeRenderer, MovementRunner, IdempotencyModule],
+  providers: [OutcomeRenderer, MovementRunner, MoneyPathLoad],
+  exports: [OutcomeRenderer, MovementRunner, MoneyPathLoad, IdempotencyModule],
 })
 export class MovementsModule {}

@@ -2,8 +2,8 @@ import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
 import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import type { Counter, Gauge } from 'prom-client';
-import { DataSource } from 'typeorm';
-import { EventPublisher, type OutboundEvent } from './event-publisher';
+import { EventPublisher } from './event-publisher';
+import { OutboxEventsRepository } from './outbox-events.repository';
 import { RelayState } from './relay-state';
 import { OUTBOX_OLDEST_AGE, OUTBOX_PENDING, OUTBOX_PUBLISH_FAILURES, OUTBOX_PUBLISHED } from './outbox-metrics';
 
@@ -20,8 +20,6 @@ const FAILURES_PER_LOG_LINE = 60;
  * work (five round trips and a commit each). Events wait 25 ms at most for it.
  */
 const MIN_RUN_SPACING_MS = 25;
-/** pg_try_advisory_xact_lock key: one relay at a time across all instances, so per-sender order holds. */
-const RELAY_LOCK_KEY = 7_240_001;
 
 /**
  * Moves committed outbox rows to the publisher in id order: reads a batch, publishes, then marks the
@@ -44,7 +42,7 @@ export class OutboxRelay implements OnApplicationShutdown {
   readonly state = new RelayState();
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly outboxEvents: OutboxEventsRepository,
     private readonly publisher: EventPublisher,
     @InjectMetric(OUTBOX_PENDING) private readonly pendingGauge: Gauge,
     @InjectMetric(OUTBOX_OLDEST_AGE) private readonly oldestAgeGauge: Gauge,
@@ -121,35 +119,22 @@ export class OutboxRelay implements OnApplicationShutdown {
     await this.running;
   }
 
-  private relayBatch(): Promise<number> {
-    return this.dataSource.transaction(async (manager) => {
-      const [{ leader }] = (await manager.query('SELECT pg_try_advisory_xact_lock($1) AS leader', [
-        RELAY_LOCK_KEY,
-      ])) as { leader: boolean }[];
-      if (!leader) return 0; // another instance is relaying; it takes these rows in order
-      const rows = (await manager.query(
-        `SELECT id, event_id AS "eventId", event_type AS "eventType", aggregate_key AS "key", payload
-         FROM outbox_events WHERE published_at IS NULL
-         ORDER BY id LIMIT $1`,
-        [BATCH_SIZE],
-      )) as (OutboundEvent & { id: string })[];
+  private async relayBatch(): Promise<number> {
+    const relayed = await this.outboxEvents.asRelay(async (relay) => {
+      const rows = await relay.findPending(BATCH_SIZE);
       if (rows.length === 0) return 0;
       await this.publisher.publish(rows);
       this.state.published();
-      await manager.query(`UPDATE outbox_events SET published_at = now(), attempts = attempts + 1 WHERE id = ANY($1)`, [
-        rows.map((row) => row.id),
-      ]);
-      this.publishedCounter.inc(rows.length);
+      await relay.markPublished(rows.map((row) => row.id));
       return rows.length;
     });
+    this.publishedCounter.inc(relayed ?? 0);
+    return relayed ?? 0;
   }
 
   private async refreshGauges(): Promise<void> {
     try {
-      const [stats] = (await this.dataSource.query(
-        `SELECT count(*)::int AS pending, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age
-         FROM outbox_events WHERE published_at IS NULL`,
-      )) as { pending: number; age: number }[];
+      const stats = await this.outboxEvents.pendingStats();
       this.pendingGauge.set(stats.pending);
       this.oldestAgeGauge.set(stats.age);
       this.state.measured(stats.pending, stats.age);

@@ -7,6 +7,7 @@ import { EventPublisher, InProcessEventPublisher } from './event-publisher';
 import { KafkaEventPublisher } from './kafka-event-publisher';
 import { producerOptions, TRANSFER_EVENTS_CLIENT } from './kafka-options';
 import { outboxMetricProviders } from './outbox-metrics';
+import { OutboxEventsRepository } from './outbox-events.repository';
 import { OutboxRelay } from './outbox-relay.service';
 
 @Module({
@@ -30,6 +31,7 @@ import { OutboxRelay } from './outbox-relay.service';
     },
     ...outboxMetricProviders,
     OutboxRelay,
+    OutboxEventsRepository,
   ],
   exports: [OutboxRelay, InProcessEventPublisher, EventPublisher],
 })

@@ -10,7 +10,10 @@ export interface ReversalCommand extends MovementRequest {
   request: ReversalRequest;
 }
 
-/** A refund of a transfer by its receiver: sql/reverse_transfer.sql once, its outcome rendered. */
+/**
+ * A refund of a transfer by its receiver: one call of reverse_transfer (sql/reversal_apply.sql in
+ * the movement skeleton), its outcome rendered.
+ */
 @Injectable()
 export class ReversalService {
   constructor(private readonly movements: MovementRunner) {}

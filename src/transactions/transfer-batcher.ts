@@ -5,8 +5,10 @@ import type { Histogram } from 'prom-client';
 import { AppConfig } from '../config/app-config';
 import { PG_POOL } from '../database/pg-pool';
 import type { MovementResult } from '../idempotency/stored-outcome';
+import { MoneyPathLoad } from '../movements/money-path-load';
 import { callMovement, movementCallText } from '../movements/movement-call';
 import type { TransferResult } from './transfer-outcome';
+import { AccountsInFlight, takeBatch } from './batch-formation';
 import { TRANSFER_FUNDS, type TransferParameters, transferBatchArguments } from './transfer-parameters';
 
 export const TRANSFER_BATCH_SIZE = 'payments_transfer_batch_size';
@@ -33,6 +35,8 @@ const STALLED_AFTER_MS = 50;
 
 interface Pending {
   parameters: TransferParameters;
+  /** The accounts its call locks, as the database orders them: lower-cased UPI IDs. */
+  accounts: string[];
   settle: (result: Promise<TransferResult>) => void;
 }
 
@@ -52,16 +56,19 @@ export class TransferBatcher {
   /** Calls in flight for longer than STALLED_AFTER_MS: each has lent its slot to the next batch. */
   private stalled = 0;
   private dispatchPending = false;
+  private readonly accountsInFlight = new AccountsInFlight();
 
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
     private readonly config: AppConfig,
     @InjectMetric(TRANSFER_BATCH_SIZE) private readonly batchSize: Histogram,
+    private readonly load: MoneyPathLoad,
   ) {}
 
   transfer(parameters: TransferParameters): Promise<TransferResult> {
     return new Promise((resolve) => {
-      this.queue.push({ parameters, settle: resolve });
+      const accounts = [parameters.senderUpiId.toLowerCase(), parameters.receiverUpiId.toLowerCase()];
+      this.queue.push({ parameters, accounts, settle: resolve });
       // Not a timer: the dispatch runs once the event loop has finished the requests it is reading
       // now, so those that arrived together leave together; on a quiet service that is at once.
       if (!this.dispatchPending) {
@@ -76,19 +83,27 @@ export class TransferBatcher {
 
   private dispatch(): void {
     while (this.inFlight - this.stalled < this.config.transferBatchesInFlight && this.queue.length > 0) {
-      const batch = this.queue.splice(0, this.config.transferBatchMaxSize);
+      const batch = takeBatch(this.queue, this.accountsInFlight, this.config.transferBatchMaxSize);
+      // Everything queued touches an account in flight: the call that frees it dispatches again.
+      if (batch.length === 0) return;
+      this.accountsInFlight.hold(batch);
       this.inFlight += 1;
       this.batchSize.observe(batch.length);
+      this.load.sawBatch(batch.length, this.queue.length);
       let lent = false;
       const watchdog = setTimeout(() => {
         lent = true;
         this.stalled += 1;
+        // It waits for something outside the batcher, perhaps before locking some of its accounts:
+        // the database's locks, not the batcher, now decide who goes first on them.
+        this.accountsInFlight.release(batch);
         this.dispatch();
       }, STALLED_AFTER_MS).unref();
       void this.run(batch).finally(() => {
         clearTimeout(watchdog);
-        this.inFlight -= 1;
         if (lent) this.stalled -= 1;
+        else this.accountsInFlight.release(batch);
+        this.inFlight -= 1;
         this.dispatch();
       });
     }

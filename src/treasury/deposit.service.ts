@@ -9,7 +9,10 @@ export interface DepositCommand extends MovementRequest {
   request: DepositRequest;
 }
 
-/** Money issued by the treasury to a user (admin only): sql/deposit_funds.sql once, rendered. */
+/**
+ * Money issued by the treasury to a user (admin only): one call of deposit_funds
+ * (sql/deposit_apply.sql in the movement skeleton), rendered.
+ */
 @Injectable()
 export class DepositService {
   constructor(private readonly movements: MovementRunner) {}

@@ -3,7 +3,9 @@ import { Interval } from '@nestjs/schedule';
 import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import type { Counter, Histogram } from 'prom-client';
 import { AppConfig } from '../config/app-config';
+import { MoneyPathLoad } from '../movements/money-path-load';
 import { AttemptRecorder } from './attempt-recorder';
+import { PeakDeliveryBudget } from './peak-delivery-budget';
 import { nextAttemptDelayMs } from './retry-schedule';
 import { systemResolver } from './url-safety';
 import { type ClaimedDelivery, WebhookDeliveriesRepository } from './webhook-deliveries.repository';
@@ -50,6 +52,8 @@ export class DeliveryWorker implements OnApplicationShutdown {
   /** Aborted at shutdown once the grace period is over, so no socket outlives the process's work. */
   private readonly stopAttempts = new AbortController();
   private readonly leaseMs: number;
+  /** At the money path's peaks deliveries give way: they wait in the table and catch up after. */
+  private readonly peakBudget: PeakDeliveryBudget;
 
   constructor(
     private readonly config: AppConfig,
@@ -57,9 +61,11 @@ export class DeliveryWorker implements OnApplicationShutdown {
     private readonly recorder: AttemptRecorder,
     @InjectMetric(WEBHOOK_ATTEMPTS) private readonly attemptCounter: Counter,
     @InjectMetric(WEBHOOK_ATTEMPT_DURATION) private readonly attemptDuration: Histogram,
+    private readonly moneyPath: MoneyPathLoad,
   ) {
     // Longer than any attempt (which the timeout bounds) plus recording its result.
     this.leaseMs = 2 * config.webhookTimeoutMs + 5000;
+    this.peakBudget = new PeakDeliveryBudget(config.webhookPeakDeliveriesPerSecond);
   }
 
   /** Look for due deliveries now, coalescing nudges that arrive while a look is going on. */
@@ -118,14 +124,21 @@ export class DeliveryWorker implements OnApplicationShutdown {
     // One claim per look: lanes that are full, or nothing more due, would make a second one empty.
     // Finished attempts and the tick ask for the next look.
     if (this.stopped || this.running >= MAX_IN_FLIGHT) return;
+    const allowed = this.peakBudget.available(this.moneyPath.busy);
+    if (allowed < 1) {
+      this.quietUntil = Date.now() + this.peakBudget.refillMs;
+      this.nudge();
+      return;
+    }
     try {
       const claimed = await this.deliveries.claimDue(
         this.inFlight,
         MAX_IN_FLIGHT_PER_ENDPOINT,
-        MAX_IN_FLIGHT - this.running,
+        Math.min(MAX_IN_FLIGHT - this.running, allowed),
         this.leaseMs,
       );
       this.claimFailing = false;
+      this.peakBudget.spend(claimed.length);
       for (const delivery of claimed) this.start(delivery);
       // Caught up (little was due and the lanes are mostly idle), not held back by slow answers.
       const caughtUp = claimed.length < MAX_IN_FLIGHT_PER_ENDPOINT / 2 && this.running < MAX_IN_FLIGHT_PER_ENDPOINT / 2;

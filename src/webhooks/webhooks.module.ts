@@ -1,6 +1,7 @@
 // Owns webhook_endpoints and webhook_deliveries: admin-managed endpoints, the fan-out from the
 // outbox, and the delivery worker with its retries.
 import { Module } from '@nestjs/common';
+import { MovementsModule } from '../movements/movements.module';
 import { AttemptRecorder } from './attempt-recorder';
 import { DeliveryWorker } from './delivery-worker';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
@@ -13,9 +14,11 @@ import { WebhooksService } from './webhooks.service';
 /**
  * Standard Webhooks: admin-managed endpoints, and a second consumer of the outbox beside the
  * Kafka relay. Deliveries are written by a trigger on outbox_events (sql/webhook_fan_out.sql),
- * so neither the money path nor the relay knows this module exists.
+ * so neither the money path nor the relay knows this module exists; the worker only reads how
+ * busy the money path is (MoneyPathLoad), to give way at its peaks.
  */
 @Module({
+  imports: [MovementsModule],
   controllers: [WebhooksController],
   providers: [
     WebhookEndpointsRepository,

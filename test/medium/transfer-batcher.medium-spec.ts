@@ -8,6 +8,7 @@ import { ApiError } from '../../src/common/errors/api-error';
 import { ErrorCode } from '../../src/common/errors/error-code';
 import { loadConfig } from '../../src/config/app-config';
 import { requestHash } from '../../src/idempotency/idempotency-key';
+import { MoneyPathLoad } from '../../src/movements/money-path-load';
 import { TRANSFER_BATCH_SIZE, TransferBatcher } from '../../src/transactions/transfer-batcher';
 import type { TransferParameters } from '../../src/transactions/transfer-parameters';
 import { connectTestDatabase } from '../support/db';
@@ -16,13 +17,15 @@ import { type MediumUser, newUser } from './support/factories';
 import { waitForBackendBlockedBy } from './support/locks';
 
 /**
- * TransferBatcher over a real pool: one batch slot, so the transfers handed to it while its first
- * call is in flight form the next batch, deterministically (no timer is involved anywhere).
+ * TransferBatcher over a real pool: one batch slot (unless a test says two), so the transfers
+ * handed to it while its first call is in flight form the next batch, deterministically (no timer
+ * is involved anywhere).
  */
 describe('TransferBatcher', () => {
   let db: Client;
   let pool: Pool;
   let batcher: TransferBatcher;
+  let twoSlots: TransferBatcher;
   let sizes: Histogram;
   const dataDir = mkdtempSync(join(tmpdir(), 'payments-batcher-'));
 
@@ -41,7 +44,8 @@ describe('TransferBatcher', () => {
       buckets: [1, 2, 3, 4, 8],
       registers: [new Registry()],
     });
-    batcher = new TransferBatcher(pool, config, sizes);
+    batcher = new TransferBatcher(pool, config, sizes, new MoneyPathLoad());
+    twoSlots = new TransferBatcher(pool, { ...config, transferBatchesInFlight: 2 }, sizes, new MoneyPathLoad());
   });
   afterAll(async () => {
     await pool.end();
@@ -175,5 +179,41 @@ describe('TransferBatcher', () => {
     }
     expect(((await blocked) as { outcome: { code: string } }).outcome.code).toBe('completed');
     expect([await balance(alice), await balance(bob)]).toEqual(['99.0000', '1.0000']);
+  });
+
+  it('with two slots, keeps a transfer out of the next batch while an account of it is in flight', async () => {
+    const [alice, bob, carol, dave, erin] = [
+      await newUser(db, '100'),
+      await newUser(db),
+      await newUser(db, '100'),
+      await newUser(db, '100'),
+      await newUser(db),
+    ];
+    // alice's row is held, so the first call stays in flight, holding bob for the batcher, until released.
+    const holder = await connectTestDatabase();
+    await holder.query('BEGIN');
+    await holder.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [alice.id]);
+    let results: Promise<{ outcome: { code: string } }>[];
+    try {
+      const first = twoSlots.transfer(transfer(alice, bob, '1.0000'));
+      await new Promise((resolve) => setImmediate(resolve));
+      // bob is in flight: carol's transfer to him waits for that call; dave's goes past it, alone.
+      results = [
+        first,
+        twoSlots.transfer(transfer(carol, bob, '2.0000')),
+        twoSlots.transfer(transfer(dave, erin, '3.0000')),
+      ];
+      expect((await results[2]).outcome.code).toBe('completed');
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
+    expect((await Promise.all(results)).map((result) => result.outcome.code)).toEqual([
+      'completed',
+      'completed',
+      'completed',
+    ]);
+    expect(await batchSizes()).toEqual({ batches: 3, transfers: 3 });
+    expect([await balance(bob), await balance(erin)]).toEqual(['3.0000', '3.0000']);
   });
 });

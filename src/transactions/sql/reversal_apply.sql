@@ -1,4 +1,5 @@
--- A reversal's rules and writes, under a key already claimed (reverse_transfer.sql). The
+-- A reversal's rules and writes, under a key already claimed (reverse_transfer, generated from
+-- src/movements/sql/movement_entry.sql.template). The
 -- original's row lock serialises reversals of one transfer, so their sum never exceeds it; the two
 -- accounts are then locked in the transfer's fixed order (lower-cased UPI ID, byte order).
 -- Returns {"code", "data", "at"}. Codes: completed | transaction-not-found |

@@ -1,4 +1,5 @@
--- A transfer's rules and writes, under a key already claimed (transfer_funds.sql): lock both
+-- A transfer's rules and writes, under a key already claimed (transfer_funds, generated from
+-- src/movements/sql/movement_entry.sql.template): lock both
 -- accounts in a fixed order, apply the rules, then write the transaction, both ledger sides
 -- (ledger_append.sql) and the outbox event. Returns {"code", "data", "at"}. Codes: completed |
 -- self-transfer | user-not-found | insufficient-balance | payment-request-not-open, and

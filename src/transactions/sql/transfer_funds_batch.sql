@@ -1,5 +1,6 @@
 -- Many transfers in one transaction (group commit): each argument is an array with one element per
--- item, in arrival order, the same fields as transfer_funds.sql. Returns one row per item, in item
+-- item, in arrival order, the same fields as transfer_funds (generated from
+-- src/movements/sql/movement_entry.sql.template). Returns one row per item, in item
 -- order: its outcome as data ({"code", "data", "at", ...context}, the codes of transfer_funds, no
 -- HTTP) and whether it is a replay. Code deferred (never stored) sends an item back to run alone.
 --

@@ -1,4 +1,5 @@
--- A deposit's rules and writes, under a key already claimed (deposit_funds.sql). Locks the user,
+-- A deposit's rules and writes, under a key already claimed (deposit_funds, generated from
+-- src/movements/sql/movement_entry.sql.template). Locks the user,
 -- then the treasury (treasury_issue.sql; registrations take them in the same order). Returns
 -- {"code", "data", "at"}. Codes: completed | user-not-found | account-frozen.
 CREATE OR REPLACE FUNCTION deposit_apply(

@@ -1,0 +1,64 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Pool, PoolClient } from 'pg';
+import { inTransaction } from '../database/in-transaction';
+import { PG_POOL } from '../database/pg-pool';
+import type { OutboundEvent } from './event-publisher';
+
+/** pg_try_advisory_xact_lock key: one relay at a time across all instances, so per-sender order holds. */
+const RELAY_LOCK_KEY = 7_240_001;
+
+// Named (prepared once per connection): the relay runs them many times a second under load.
+const TRY_LEAD = { name: 'outbox_try_lead', text: 'SELECT pg_try_advisory_xact_lock($1) AS leader' };
+// Served by ix_outbox_events_pending, in id order (commit order per sender). $1 how many.
+const FIND_PENDING = {
+  name: 'outbox_find_pending',
+  text: `SELECT id, event_id AS "eventId", event_type AS "eventType", aggregate_key AS "key", payload
+         FROM outbox_events WHERE published_at IS NULL ORDER BY id LIMIT $1`,
+};
+const MARK_PUBLISHED = {
+  name: 'outbox_mark_published',
+  text: 'UPDATE outbox_events SET published_at = now(), attempts = attempts + 1 WHERE id = ANY($1::bigint[])',
+};
+const PENDING_STATS = `
+  SELECT count(*)::int AS pending, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age
+  FROM outbox_events WHERE published_at IS NULL`;
+
+export type PendingEvent = OutboundEvent & { id: string };
+
+/** The relay's side of one relay transaction: what is pending, and marking it published. */
+export interface RelayTransaction {
+  findPending(limit: number): Promise<PendingEvent[]>;
+  markPublished(ids: readonly string[]): Promise<void>;
+}
+
+/**
+ * outbox_events: written only by the movements' SQL functions (one row per completed transfer, in
+ * the money's transaction); read and marked here by the relay, the table's one other writer.
+ */
+@Injectable()
+export class OutboxEventsRepository {
+  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
+
+  /**
+   * `work` in one transaction holding the relay lock; undefined, at once, when another instance
+   * holds it (that one relays these rows, in order).
+   */
+  asRelay<T>(work: (relay: RelayTransaction) => Promise<T>): Promise<T | undefined> {
+    return inTransaction(this.pool, async (client) => {
+      const { rows } = await client.query<{ leader: boolean }>({ ...TRY_LEAD, values: [RELAY_LOCK_KEY] });
+      return rows[0].leader ? work(relayTransaction(client)) : undefined;
+    });
+  }
+
+  async pendingStats(): Promise<{ pending: number; age: number }> {
+    const { rows } = await this.pool.query<{ pending: number; age: number }>(PENDING_STATS);
+    return rows[0];
+  }
+}
+
+function relayTransaction(client: PoolClient): RelayTransaction {
+  return {
+    findPending: async (limit) => (await client.query<PendingEvent>({ ...FIND_PENDING, values: [limit] })).rows,
+    markPublished: async (ids) => void (await client.query({ ...MARK_PUBLISHED, values: [ids] })),
+  };
+}
