@@ -84,7 +84,7 @@ describe('scheduled transfers across instances and crashes', () => {
     } finally {
       await Promise.all(apps.map((app) => app.close()));
     }
-  });
+  }, 90_000);
 
   it('runs an occurrence once when the service is SIGKILLed while the run is in flight', async () => {
     const env = () => ({
@@ -145,5 +145,5 @@ describe('scheduled transfers across instances and crashes', () => {
     } finally {
       await service.stop('SIGTERM');
     }
-  });
+  }, 90_000);
 });
