@@ -31,6 +31,18 @@ export function movementCallText(name: string, arity: number): string {
   return `SELECT result, replayed FROM ${name}(${placeholders})`;
 }
 
+/** Each function's prepared statement, built once: every movement call names it. */
+const CALL_STATEMENTS = new Map<string, { name: string; text: string }>();
+
+function callStatement(fn: MovementFunction<unknown>, arity: number): { name: string; text: string } {
+  let statement = CALL_STATEMENTS.get(fn.name);
+  if (!statement) {
+    statement = { name: fn.name, text: movementCallText(fn.name, arity) };
+    CALL_STATEMENTS.set(fn.name, statement);
+  }
+  return statement;
+}
+
 /**
  * Calls a money movement's SQL function (src/<module>/sql/<fn>.sql) as one prepared statement, one
  * round trip, and reads its outcome. The transfer, reversals and deposits all go through here.
@@ -43,8 +55,7 @@ export async function callMovement<Parameters>(
   const values = movementArguments(fn, parameters);
   try {
     const { rows } = await pool.query<{ result: StoredOutcome; replayed: boolean }>({
-      name: fn.name,
-      text: movementCallText(fn.name, values.length),
+      ...callStatement(fn as MovementFunction<unknown>, values.length),
       values,
     });
     return { outcome: rows[0].result, replayed: rows[0].replayed };

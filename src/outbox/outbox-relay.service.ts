@@ -23,10 +23,11 @@ const MIN_RUN_SPACING_MS = 25;
 
 /**
  * Moves committed outbox rows to the publisher in id order: reads a batch, publishes, then marks the
- * rows published, all in one transaction. The relay lock makes it the only writer of those rows, so
- * it reads them without row locks (a row lock is a write: WAL and a dirtied page per event). A crash after the broker's ack but
- * before the mark republishes them: delivery is at-least-once. Failures back off exponentially and
- * never touch the transfer path, which only inserts rows.
+ * rows published, all in one transaction (OutboxEventsRepository.asRelay). Its relay lock makes it
+ * the only writer of those rows, so it reads them without row locks (a row lock is a write: WAL and
+ * a dirtied page per event). A crash after the broker's ack but before the mark republishes them:
+ * delivery is at-least-once. Failures back off exponentially and never touch the transfer path,
+ * which only inserts rows.
  */
 @Injectable()
 export class OutboxRelay implements OnApplicationShutdown {

@@ -86,27 +86,32 @@ export class TransferBatcher {
       const batch = takeBatch(this.queue, this.accountsInFlight, this.config.transferBatchMaxSize);
       // Everything queued touches an account in flight: the call that frees it dispatches again.
       if (batch.length === 0) return;
-      this.accountsInFlight.hold(batch);
-      this.inFlight += 1;
-      this.batchSize.observe(batch.length);
-      this.load.sawBatch(batch.length, this.queue.length);
-      let lent = false;
-      const watchdog = setTimeout(() => {
-        lent = true;
-        this.stalled += 1;
-        // It waits for something outside the batcher, perhaps before locking some of its accounts:
-        // the database's locks, not the batcher, now decide who goes first on them.
-        this.accountsInFlight.release(batch);
-        this.dispatch();
-      }, STALLED_AFTER_MS).unref();
-      void this.run(batch).finally(() => {
-        clearTimeout(watchdog);
-        if (lent) this.stalled -= 1;
-        else this.accountsInFlight.release(batch);
-        this.inFlight -= 1;
-        this.dispatch();
-      });
+      this.launch(batch);
     }
+  }
+
+  /** One call in flight: it holds its accounts and its slot until it ends or stalls. */
+  private launch(batch: Pending[]): void {
+    this.accountsInFlight.hold(batch);
+    this.inFlight += 1;
+    this.batchSize.observe(batch.length);
+    this.load.sawBatch(batch.length, this.queue.length);
+    let lent = false;
+    const watchdog = setTimeout(() => {
+      lent = true;
+      this.stalled += 1;
+      // It waits for something outside the batcher, perhaps before locking some of its accounts:
+      // the database's locks, not the batcher, now decide who goes first on them.
+      this.accountsInFlight.release(batch);
+      this.dispatch();
+    }, STALLED_AFTER_MS).unref();
+    void this.run(batch).finally(() => {
+      clearTimeout(watchdog);
+      if (lent) this.stalled -= 1;
+      else this.accountsInFlight.release(batch);
+      this.inFlight -= 1;
+      this.dispatch();
+    });
   }
 
   private async run(batch: Pending[]): Promise<void> {

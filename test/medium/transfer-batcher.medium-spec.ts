@@ -6,7 +6,7 @@ import { type Client, Pool } from 'pg';
 import { Histogram, Registry } from 'prom-client';
 import { ApiError } from '../../src/common/errors/api-error';
 import { ErrorCode } from '../../src/common/errors/error-code';
-import { loadConfig } from '../../src/config/app-config';
+import { type AppConfig, loadConfig } from '../../src/config/app-config';
 import { requestHash } from '../../src/idempotency/idempotency-key';
 import { MoneyPathLoad } from '../../src/movements/money-path-load';
 import { TRANSFER_BATCH_SIZE, TransferBatcher } from '../../src/transactions/transfer-batcher';
@@ -26,13 +26,14 @@ describe('TransferBatcher', () => {
   let pool: Pool;
   let batcher: TransferBatcher;
   let twoSlots: TransferBatcher;
+  let config: AppConfig;
   let sizes: Histogram;
   const dataDir = mkdtempSync(join(tmpdir(), 'payments-batcher-'));
 
   beforeAll(async () => {
     db = await connectTestDatabase();
     pool = new Pool({ connectionString: process.env.TEST_DATABASE_URL, max: 4 });
-    const config = loadConfig({
+    config = loadConfig({
       DATA_DIR: dataDir,
       JWT_SECRET: TEST_JWT_SECRET,
       TRANSFER_BATCHES_IN_FLIGHT: '1',
@@ -215,5 +216,16 @@ describe('TransferBatcher', () => {
     ]);
     expect(await batchSizes()).toEqual({ batches: 3, transfers: 3 });
     expect([await balance(bob), await balance(erin)]).toEqual(['3.0000', '3.0000']);
+  });
+
+  it('marks the money path busy for a batch of several transfers, never for one alone', async () => {
+    const [alice, bob] = [await newUser(db, '100'), await newUser(db)];
+    const load = new MoneyPathLoad();
+    const watched = new TransferBatcher(pool, config, sizes, load);
+    expect((await watched.transfer(transfer(alice, bob, '1.0000'))).outcome.code).toBe('completed');
+    expect(load.busy).toBe(false);
+    const together = await Promise.all([1, 2].map(() => watched.transfer(transfer(alice, bob, '1.0000'))));
+    expect(together.map((result) => result.outcome.code)).toEqual(['completed', 'completed']);
+    expect(load.busy).toBe(true);
   });
 });
