@@ -60,6 +60,16 @@ describe('PostgresLogRelay', () => {
     expect(lines.map((line) => line.level)).toEqual(['verbose', 'error']);
   });
 
+  it('keeps an autovacuum worker cancelled by a DROP DATABASE or a shutdown out of the error log', () => {
+    const { lines, logger } = recordingLogger();
+    const relay = new PostgresLogRelay(logger);
+    relay.take(
+      '2026-11-24 08:04:02.091 UTC [3686] FATAL:  terminating autovacuum process due to administrator command\n',
+    );
+    relay.take('2026-11-24 08:04:02.092 UTC [3687] FATAL:  terminating autovacuum process due to unexpected signal\n');
+    expect(lines.map((line) => line.level)).toEqual(['verbose', 'error']);
+  });
+
   it('keeps the refusals of connections tried while the server starts (a pool reconnecting) out of the error log', () => {
     const { lines, logger } = recordingLogger();
     const relay = new PostgresLogRelay(logger);

@@ -5,8 +5,9 @@ const TAIL_LINES = 30;
 const SEVERE = /\b(FATAL|PANIC):/;
 // What each backend says when a shutdown was asked for (by the service, or by Ctrl-C reaching
 // PostgreSQL in the same process group before the service hears of it): a consequence, not a cause.
-// An exit that was not asked for is still reported, with these lines, by reportTail.
-const SHUTDOWN_NOTICE = /FATAL:\s+terminating connection due to administrator command$/;
+// An autovacuum worker says the same when a DROP DATABASE or a shutdown cancels it: work that will
+// simply be redone. An exit that was not asked for is still reported, with these lines, by reportTail.
+const SHUTDOWN_NOTICE = /FATAL:\s+terminating (connection|autovacuum process) due to administrator command$/;
 // A connection tried while the server starts (a pool reconnecting during a restart): the start is the news.
 const STARTING_UP = /FATAL:\s+the database system is starting up$/;
 const FAILED_LOGIN = /FATAL:\s+password authentication failed for user "([^"]*)"/;
