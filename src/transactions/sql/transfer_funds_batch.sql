@@ -21,7 +21,13 @@ CREATE OR REPLACE FUNCTION transfer_funds_batch(
   p_event_id uuid[],
   p_context jsonb[]
 ) RETURNS TABLE (result jsonb, replayed boolean)
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql
+-- Its statements (and those of the functions it calls) take array parameters whose length the
+-- planner sees in a custom plan; for a small batch the custom plan always looks cheaper than the
+-- generic one, so without this PostgreSQL plans the key claim, the account lock and the limits
+-- read again on every call: 0.4 ms of a 2 ms call. The generic plans are the same index scans.
+SET plan_cache_mode = force_generic_plan
+AS $$
 DECLARE
   v_count integer := cardinality(p_owner);
   v_claim record;
