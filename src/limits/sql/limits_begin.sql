@@ -5,9 +5,11 @@
 -- amountUsed, dailyCountMax, countUsed, newUntil, newUserAmountMax, newUsed}, ...}.
 CREATE OR REPLACE FUNCTION limits_begin(p_accounts bigint[], p_now timestamptz) RETURNS jsonb
 LANGUAGE plpgsql
--- Without it the accounts' read is planned again on every movement (a custom plan, with the
--- profile's flag folded in, always looks cheaper): 0.1 ms of each. transfer_funds_batch explains.
+-- Without them the accounts' read is planned again on every movement (a custom plan, with the
+-- profile's flag folded in, always looks cheaper): 0.1 ms of each; and on a small table it is a
+-- scan of all users. transfer_funds_batch explains.
 SET plan_cache_mode = force_generic_plan
+SET enable_seqscan = off
 AS $$
 DECLARE
   v_settings jsonb := limits_settings();
