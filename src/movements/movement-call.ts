@@ -25,20 +25,16 @@ export function movementArguments<Parameters>(fn: MovementFunction<Parameters>, 
   return (Object.keys(fn.argumentTypes) as (keyof Parameters)[]).map((field) => parameters[field] ?? null);
 }
 
-/** The statement that calls a movement function (or its batch form) with `arity` parameters. */
-export function movementCallText(name: string, arity: number): string {
-  const placeholders = Array.from({ length: arity }, (_, index) => `$${index + 1}`).join(', ');
-  return `SELECT result, replayed FROM ${name}(${placeholders})`;
-}
-
-/** Each function's prepared statement, built once: every movement call names it. */
+/** Each function's prepared statement, built once: every call of the function names it. */
 const CALL_STATEMENTS = new Map<string, { name: string; text: string }>();
 
-function callStatement(fn: MovementFunction<unknown>, arity: number): { name: string; text: string } {
-  let statement = CALL_STATEMENTS.get(fn.name);
+/** The prepared statement that calls a movement function (or its batch form) with `arity` parameters. */
+export function movementCallStatement(name: string, arity: number): { name: string; text: string } {
+  let statement = CALL_STATEMENTS.get(name);
   if (!statement) {
-    statement = { name: fn.name, text: movementCallText(fn.name, arity) };
-    CALL_STATEMENTS.set(fn.name, statement);
+    const placeholders = Array.from({ length: arity }, (_, index) => `$${index + 1}`).join(', ');
+    statement = { name, text: `SELECT result, replayed FROM ${name}(${placeholders})` };
+    CALL_STATEMENTS.set(name, statement);
   }
   return statement;
 }
@@ -55,7 +51,7 @@ export async function callMovement<Parameters>(
   const values = movementArguments(fn, parameters);
   try {
     const { rows } = await pool.query<{ result: StoredOutcome; replayed: boolean }>({
-      ...callStatement(fn as MovementFunction<unknown>, values.length),
+      ...movementCallStatement(fn.name, values.length),
       values,
     });
     return { outcome: rows[0].result, replayed: rows[0].replayed };

@@ -6,7 +6,7 @@ import { AppConfig } from '../config/app-config';
 import { PG_POOL } from '../database/pg-pool';
 import type { MovementResult } from '../idempotency/stored-outcome';
 import { MoneyPathLoad } from '../movements/money-path-load';
-import { callMovement, movementCallText } from '../movements/movement-call';
+import { callMovement, movementCallStatement } from '../movements/movement-call';
 import type { TransferResult } from './transfer-outcome';
 import { AccountsInFlight, takeBatch } from './batch-formation';
 import { TRANSFER_FUNDS, type TransferParameters, transferBatchArguments } from './transfer-parameters';
@@ -22,10 +22,7 @@ export const transferBatchMetricProviders = [
 ];
 
 /** transfer_funds_batch takes transfer_funds's parameters, one array each. */
-const BATCH_CALL = {
-  name: 'transfer_funds_batch',
-  text: movementCallText('transfer_funds_batch', Object.keys(TRANSFER_FUNDS.argumentTypes).length),
-};
+const BATCH_CALL = movementCallStatement('transfer_funds_batch', Object.keys(TRANSFER_FUNDS.argumentTypes).length);
 /**
  * A call still running after this long (a normal batch takes a few milliseconds) is waiting for
  * something held outside the batcher, a row or a key: its slot is lent to the next batch, so one
