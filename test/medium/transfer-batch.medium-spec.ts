@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { findLedgerViolations } from '../../scripts/lib/ledger-invariants';
-import { connectTestDatabase } from '../support/db';
+import { connectTestDatabase, createScratchDatabase } from '../support/db';
 import { type MediumUser, newUser, transferBatch, transferFunds } from './support/factories';
 
 /** Group commit in SQL: transfer_funds_batch against the run's PostgreSQL, one deterministic batch per call. */
@@ -229,5 +229,37 @@ describe('transfer_funds_batch', () => {
       { proname: 'limits_begin', proconfig: ['plan_cache_mode=force_generic_plan', 'enable_seqscan=off'] },
       { proname: 'transfer_funds_batch', proconfig: ['plan_cache_mode=force_generic_plan', 'enable_seqscan=off'] },
     ]);
+  });
+
+  it('reads every table by key: on a new database, where a scan looks cheaper, no batch scans users or keys whole', async () => {
+    const scratch = await createScratchDatabase();
+    const fresh = new Client({ connectionString: scratch.url });
+    await fresh.connect();
+    try {
+      const users: MediumUser[] = [];
+      for (let i = 0; i < 6; i++) users.push(await newUser(fresh, '100'));
+      // This session's own counters, flushed when it goes idle after the first query.
+      const seqScans = async () => {
+        await fresh.query('SELECT pg_stat_force_next_flush()');
+        await fresh.query('SELECT pg_stat_clear_snapshot()');
+        const { rows } = await fresh.query<{ relname: string; seq_scan: string }>(
+          `SELECT relname, seq_scan::text FROM pg_stat_user_tables
+           WHERE relname IN ('users', 'idempotency_keys', 'transactions') ORDER BY relname`,
+        );
+        return rows;
+      };
+      const before = await seqScans();
+      for (let round = 0; round < 8; round++) {
+        const rows = await transferBatch(
+          fresh,
+          [0, 1, 2].map((i) => ({ sender: users[i], receiverUpiId: users[i + 3].upiId, amount: '1.0000' })),
+        );
+        expect(rows.map((row) => row.result.code)).toEqual(['completed', 'completed', 'completed']);
+      }
+      expect(await seqScans()).toEqual(before);
+    } finally {
+      await fresh.end();
+      await scratch.drop();
+    }
   });
 });
