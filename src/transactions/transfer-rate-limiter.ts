@@ -10,6 +10,7 @@ import {
 } from 'rate-limiter-flexible';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-code';
+import { outsideRequestContext } from '../common/outside-request-context';
 import { AppConfig } from '../config/app-config';
 import { PG_POOL } from '../database/pg-pool';
 import { RATE_LIMIT_REJECTIONS } from './transfer-metrics';
@@ -26,6 +27,7 @@ const RATE_LIMIT_TABLE = 'transfer_rate_limits';
 @Injectable()
 export class TransferRateLimiter {
   private readonly limiter: RateLimiterAbstract;
+  private readonly consumePoint: (key: string) => Promise<RateLimiterRes>;
   rejected = 0;
 
   constructor(
@@ -45,12 +47,13 @@ export class TransferRateLimiter {
             keyPrefix: 'transfer',
           })
         : new RateLimiterMemory(options);
+    this.consumePoint = outsideRequestContext((key: string) => this.limiter.consume(key));
   }
 
   /** A database error (not a RateLimiterRes) propagates: the request fails as any database failure does. */
   async consume(upiId: string): Promise<void> {
     try {
-      await this.limiter.consume(upiId.toLowerCase());
+      await this.consumePoint(upiId.toLowerCase());
     } catch (error) {
       if (!(error instanceof RateLimiterRes)) throw error;
       this.rejected += 1;

@@ -1,6 +1,7 @@
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { ApiError } from '../errors/api-error';
 import { ErrorCode } from '../errors/error-code';
+import { outsideRequestContext } from '../outside-request-context';
 
 /**
  * N attempts per client address per minute (0: off), per process: behind N instances an address
@@ -8,19 +9,21 @@ import { ErrorCode } from '../errors/error-code';
  */
 export class AddressRateLimit {
   private readonly limiter: RateLimiterMemory | undefined;
+  private readonly consumePoint: (key: string) => Promise<RateLimiterRes>;
 
   constructor(
     private readonly perMinute: number,
     private readonly attempts: string,
   ) {
     this.limiter = perMinute > 0 ? new RateLimiterMemory({ points: perMinute, duration: 60 }) : undefined;
+    this.consumePoint = outsideRequestContext((key: string) => this.limiter!.consume(key));
   }
 
   /** Throws 429 rate-limit-exceeded when the address has used up its minute. */
   async consume(ip: string): Promise<void> {
     if (!this.limiter) return;
     try {
-      await this.limiter.consume(ip);
+      await this.consumePoint(ip);
     } catch (error) {
       if (!(error instanceof RateLimiterRes)) throw error;
       throw new ApiError(
