@@ -1,7 +1,9 @@
-import { summariseBatchSizes } from '../scripts/bench/batch-sizes';
+import { Histogram, Registry } from 'prom-client';
+import { batchSizesFrom, summariseBatchSizes } from '../scripts/bench/batch-sizes';
 import { Recorder, runOpenLoop } from '../scripts/bench/load';
 import { parseCommandLine } from '../scripts/bench/options';
 import { renderReport } from '../scripts/bench/report-html';
+import { gcFrom, summariseGc } from '../scripts/bench/service-gc';
 
 describe('the benchmark command line', () => {
   it('answers --help, and reads options with their defaults', () => {
@@ -43,6 +45,47 @@ describe('the bound and the batch sizes', () => {
     const after = snapshot([60, 60, 60, 109, 110], 10 + 50 + 49 * 8 + 16);
     expect(summariseBatchSizes(before, after)).toEqual({ batches: 100, mean: 4.6, p50: 1, p99: 8 });
     expect(summariseBatchSizes(before, before)).toBeUndefined();
+  });
+
+  it("reads the batch sizes and the service's GC pauses from one Prometheus text, and their change over a phase", async () => {
+    // The names, labels and buckets the service exposes: prom-client's default GC histogram and ours.
+    const registry = new Registry();
+    const gc = new Histogram({
+      name: 'nodejs_gc_duration_seconds',
+      help: 'gc',
+      labelNames: ['kind'],
+      buckets: [0.001, 0.01, 0.1, 1, 2, 5],
+      registers: [registry],
+    });
+    const batches = new Histogram({
+      name: 'payments_transfer_batch_size',
+      help: 'b',
+      buckets: [1, 2, 4],
+      registers: [registry],
+    });
+    gc.observe({ kind: 'major' }, 0.004);
+    gc.observe({ kind: 'minor' }, 0.002);
+    batches.observe(1);
+    const before = await registry.metrics();
+    for (const seconds of [0.006, 0.012, 0.03]) gc.observe({ kind: 'major' }, seconds);
+    for (let i = 0; i < 10; i += 1) gc.observe({ kind: 'minor' }, 0.003);
+    gc.observe({ kind: 'incremental' }, 0.005);
+    batches.observe(3);
+    const after = await registry.metrics();
+
+    expect(summariseGc(gcFrom(before), gcFrom(after))).toEqual({
+      major: { collections: 3, pauseMs: 48, over10ms: 2 },
+      minor: { collections: 10, pauseMs: 30 },
+      incrementalMs: 5,
+    });
+    expect(summariseBatchSizes(batchSizesFrom(before), batchSizesFrom(after))).toEqual({
+      batches: 1,
+      mean: 3,
+      p50: 4,
+      p99: 4,
+    });
+    expect(gcFrom(undefined)).toBeUndefined();
+    expect(gcFrom('# no GC metrics here')).toBeUndefined();
   });
 });
 

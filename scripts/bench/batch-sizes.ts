@@ -1,5 +1,3 @@
-import type { HttpDriver } from './http-driver';
-
 /** The service's payments_transfer_batch_size histogram at one moment (cumulative, as Prometheus keeps it). */
 export interface BatchSizeSnapshot {
   buckets: { le: number; count: number }[];
@@ -17,24 +15,20 @@ export interface BatchSizeSummary {
 
 const NAME = 'payments_transfer_batch_size';
 
-export async function readBatchSizes(http: HttpDriver): Promise<BatchSizeSnapshot | undefined> {
-  try {
-    const { status, body } = await http.send('GET', '/actuator/prometheus');
-    if (status !== 200) return undefined;
-    const snapshot: BatchSizeSnapshot = { buckets: [], sum: 0, count: 0 };
-    for (const line of body.split('\n')) {
-      if (!line.startsWith(NAME)) continue;
-      const value = Number(line.slice(line.lastIndexOf(' ') + 1));
-      const le = /le="([^"]+)"/.exec(line)?.[1];
-      if (line.startsWith(`${NAME}_bucket`) && le !== undefined && le !== '+Inf') {
-        snapshot.buckets.push({ le: Number(le), count: value });
-      } else if (line.startsWith(`${NAME}_sum`)) snapshot.sum = value;
-      else if (line.startsWith(`${NAME}_count`)) snapshot.count = value;
-    }
-    return snapshot;
-  } catch {
-    return undefined;
+/** Parses the Prometheus text of /actuator/prometheus; undefined when it could not be read. */
+export function batchSizesFrom(prometheusText: string | undefined): BatchSizeSnapshot | undefined {
+  if (prometheusText === undefined) return undefined;
+  const snapshot: BatchSizeSnapshot = { buckets: [], sum: 0, count: 0 };
+  for (const line of prometheusText.split('\n')) {
+    if (!line.startsWith(NAME)) continue;
+    const value = Number(line.slice(line.lastIndexOf(' ') + 1));
+    const le = /le="([^"]+)"/.exec(line)?.[1];
+    if (line.startsWith(`${NAME}_bucket`) && le !== undefined && le !== '+Inf') {
+      snapshot.buckets.push({ le: Number(le), count: value });
+    } else if (line.startsWith(`${NAME}_sum`)) snapshot.sum = value;
+    else if (line.startsWith(`${NAME}_count`)) snapshot.count = value;
   }
+  return snapshot;
 }
 
 export function summariseBatchSizes(

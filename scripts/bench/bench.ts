@@ -15,7 +15,7 @@ import { Client } from 'pg';
 import { findLedgerViolations } from '../lib/ledger-invariants';
 
 import { type BenchEnvironment, startEnvironment } from './environment';
-import { readBatchSizes, summariseBatchSizes } from './batch-sizes';
+import { batchSizesFrom, summariseBatchSizes } from './batch-sizes';
 import { HttpDriver } from './http-driver';
 import { type PhaseLoad, Recorder, round, runClosedLoop, runOpenLoop, startProgress } from './load';
 import { type BenchOptions, HELP, parseCommandLine } from './options';
@@ -24,6 +24,8 @@ import { printSummary } from './print';
 import type { BenchSummary, PhaseResult } from './results';
 import type { ChartedPhase } from './report-html';
 import { waitForOutboxDrain, writeResults } from './output';
+import { gcFrom, summariseGc } from './service-gc';
+import { scrapeServiceMetrics } from './service-metrics';
 import { processTreeCpuSeconds, readWal, residentMiB } from './resources';
 import { type SeedResult, seedLarge, seedUpiId } from './seed';
 import type { WebhookBenchResult } from './webhook-receiver';
@@ -200,12 +202,14 @@ async function measurePhase(
   run.write(`measuring ${phase} (${mode})`);
   const recorder = new Recorder(phase, mode);
   await counter.start();
-  const batchesBefore = await readBatchSizes(run.http);
+  const metricsBefore = await scrapeServiceMetrics(run.http);
   const before = await readCounters(run);
   const stopProgress = startProgress(recorder, run.write, () => residentMiB(env.service.pid));
   const load = await drive(recorder).finally(stopProgress);
   const after = await readCounters(run, before.self);
-  const batchSize = summariseBatchSizes(batchesBefore, await readBatchSizes(run.http));
+  const metricsAfter = await scrapeServiceMetrics(run.http);
+  const batchSize = summariseBatchSizes(batchSizesFrom(metricsBefore), batchSizesFrom(metricsAfter));
+  const serviceGc = summariseGc(gcFrom(metricsBefore), gcFrom(metricsAfter));
   // Backends publish their statistics counters about once a second.
   await sleep(1100);
   const ok = load.operations - load.errors;
@@ -215,6 +219,7 @@ async function measurePhase(
     statements: await counter.read(ok),
     serviceRssMiB: residentMiB(env.service.pid),
     batchSize,
+    serviceGc,
   });
   // The last bucket holds only the answers that came after the deadline: not a whole second.
   const wholeSeconds = recorder.seconds.slice(0, Math.max(1, Math.floor(recorder.elapsedS)));

@@ -45,6 +45,13 @@ function describePhase(phase: PhaseResult): string[] {
       `  batch size (transfers per database call): mean ${b.mean}, p50 <= ${b.p50}, p99 <= ${b.p99} over ${b.batches} calls`,
     );
   }
+  if (phase.serviceGc) {
+    const { major, minor, incrementalMs } = phase.serviceGc;
+    lines.push(
+      `  service GC: ${major.collections} full collections (${major.pauseMs} ms paused, ${major.over10ms} over 10 ms), ` +
+        `${minor.collections} scavenges (${minor.pauseMs} ms), incremental marking ${incrementalMs} ms`,
+    );
+  }
   for (const [kind, k] of Object.entries(phase.byKind ?? {})) {
     lines.push(`  ${kind}: ${k.count} reads, p50 ${k.p50}, p95 ${k.p95}, p99 ${k.p99}, max ${k.max} ms`);
   }

@@ -3,6 +3,7 @@ import type { PhaseLoad } from './load';
 import type { PgbenchBound } from './pgbench';
 import type { BenchOptions } from './options';
 import type { SeedResult } from './seed';
+import type { ServiceGcSummary } from './service-gc';
 import type { WebhookBenchResult } from './webhook-receiver';
 import type { StatementCounts } from './statements';
 
@@ -16,6 +17,8 @@ export interface PhaseResult extends PhaseLoad {
   serviceRssMiB?: number;
   /** Transfers per database call (group commit), from the service's own histogram. */
   batchSize?: BatchSizeSummary;
+  /** V8's collections in the service over the phase, from its own metrics. */
+  serviceGc?: ServiceGcSummary;
 }
 
 /** results.json */
