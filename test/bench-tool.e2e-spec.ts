@@ -2,6 +2,7 @@ import { Histogram, Registry } from 'prom-client';
 import { batchSizesFrom, summariseBatchSizes } from '../scripts/bench/batch-sizes';
 import { Recorder, runOpenLoop } from '../scripts/bench/load';
 import { parseCommandLine } from '../scripts/bench/options';
+import { tailFromPgbenchLogs } from '../scripts/bench/pgbench';
 import { renderReport } from '../scripts/bench/report-html';
 import { gcFrom, summariseGc } from '../scripts/bench/service-gc';
 
@@ -32,6 +33,16 @@ describe('the bound and the batch sizes', () => {
   it('measures the bound with pgbench by default; the Node-driven TPC-B only on request, as driver overhead', () => {
     expect(parseCommandLine([])).toMatchObject({ options: { boundDurationS: 10, driverTpcbDurationS: 0 } });
     expect(parseCommandLine(['--driver-tpcb', '5'])).toMatchObject({ options: { driverTpcbDurationS: 5 } });
+  });
+
+  it("reads the database's own tail at the offered rate from pgbench's per-thread logs, in ms from the scheduled start", () => {
+    // pgbench -R -l: client, transaction, latency (us, from the scheduled start), script, epoch s, us, schedule lag (us).
+    const thread0 = ['0 1 3202 0 1795528752 286181 75', '1 1 7746 0 1795528752 356115 113', ''].join('\n');
+    const thread1 = Array.from({ length: 98 }, (_, i) => `8 ${i + 1} ${1000 + i} 0 1795528752 317626 88`).join('\n');
+    const tail = tailFromPgbenchLogs([thread0, thread1]);
+    expect(tail.transactions).toBe(100);
+    expect(tail.latencyMs).toEqual({ p50: 1, p95: 1.1, p99: 3.2, max: 7.7 });
+    expect(() => tailFromPgbenchLogs(['', 'pgbench: error'])).toThrow('no transaction');
   });
 
   it('summarises the batch-size histogram over a phase: mean, and p50 and p99 as bucket bounds', () => {

@@ -151,7 +151,7 @@ async function countWebhookDeliveries(run: Run): Promise<WebhookBenchResult | un
 async function measureBound(run: Run): Promise<void> {
   const { env, options, db, write } = run;
   const result = await withHeartbeat(run, 'pgbench', () =>
-    boundOrWhyNot(db, env.databaseUrl, env.postmasterPid, options.boundDurationS, write),
+    boundOrWhyNot(db, env.databaseUrl, env.postmasterPid, options.boundDurationS, write, options.rate),
   );
   if ('missing' in result) {
     run.boundMissing = result.missing;

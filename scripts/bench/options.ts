@@ -47,7 +47,8 @@ Bound
   --bound-duration S  seconds of pgbench's TPC-B: scale 10, 16 clients, 2 threads, -M prepared,
                       against the service's PostgreSQL, in a database of its own (default 10; 0
                       skips it). Needs pgbench (Debian: apt-get install postgresql-client), or
-                      PGBENCH=/path/to/pgbench
+                      PGBENCH=/path/to/pgbench. With --rate, the same TPC-B is then throttled to
+                      that rate for as long: the database's own latency at the offered rate
   --driver-tpcb S     also run the same TPC-B through Node's pg driver for S seconds: the driver's
                       overhead, not the bound (default 0, skipped)
   --tpcb-scale N      scale of --driver-tpcb: N branches, 10N tellers, 100,000N accounts (default 10)

@@ -1,6 +1,10 @@
 import { execFile, execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Client } from 'pg';
+import { type LatencySummary, summarise } from './load';
 import { processTreeCpuSeconds, readWal, reapedChildrenCpuSeconds } from './resources';
 
 const run = promisify(execFile);
@@ -24,6 +28,15 @@ export interface PgbenchBound {
   latencyAvgMs?: number;
   cpuMsPerTransaction: { postgres?: number; pgbench?: number };
   walBytesPerTransaction: number;
+  /** With --rate: pgbench's own latency at the rate the service is offered, the database's tail. */
+  atRate?: PgbenchTail;
+}
+
+/** pgbench's TPC-B throttled to a rate (`-R`), latency counted from each transaction's scheduled start. */
+export interface PgbenchTail {
+  rate: number;
+  transactions: number;
+  latencyMs: LatencySummary;
 }
 
 /** The pgbench binary: $PGBENCH, else the one on PATH; undefined when there is none. */
@@ -47,11 +60,12 @@ export async function boundOrWhyNot(
   postmasterPid: number | undefined,
   durationS: number,
   write: (line: string) => void,
+  rate?: number,
 ): Promise<{ bound: PgbenchBound } | { missing: string }> {
   const pgbench = findPgbench();
   if (!pgbench) return { missing: PGBENCH_MISSING };
   try {
-    return { bound: await measurePgbench(pgbench, db, databaseUrl, postmasterPid, durationS, write) };
+    return { bound: await measurePgbench(pgbench, db, databaseUrl, postmasterPid, durationS, write, rate) };
   } catch (error) {
     return { missing: `pgbench failed: ${(error as Error).message.split('\n')[0]}` };
   }
@@ -60,7 +74,8 @@ export async function boundOrWhyNot(
 /**
  * Runs pgbench's built-in TPC-B against the same server the service uses (same binaries, same
  * settings), in a database of its own that is dropped afterwards. CPU is read from /proc: the
- * PostgreSQL process tree, and pgbench's own as this process's reaped children.
+ * PostgreSQL process tree, and pgbench's own as this process's reaped children. With a rate, it
+ * then runs the same TPC-B throttled to that rate, for the database's own tail at it.
  */
 export async function measurePgbench(
   pgbench: string,
@@ -69,6 +84,7 @@ export async function measurePgbench(
   postmasterPid: number | undefined,
   durationS: number,
   write: (line: string) => void,
+  rate?: number,
 ): Promise<PgbenchBound> {
   const url = new URL(databaseUrl);
   url.pathname = `/${DATABASE}`;
@@ -78,12 +94,12 @@ export async function measurePgbench(
   try {
     write(`pgbench: initialising scale ${PGBENCH_SHAPE.scale}`);
     await run(pgbench, ['-i', '-q', '-s', String(PGBENCH_SHAPE.scale), target], { maxBuffer: 16 << 20 });
-    const load = (seconds: number) =>
+    const load = (seconds: number, extra: string[] = []) =>
       run(
         pgbench,
         [
           ...['-c', String(PGBENCH_SHAPE.clients), '-j', String(PGBENCH_SHAPE.threads)],
-          ...['-M', PGBENCH_SHAPE.protocol, '-T', String(seconds), '-n', target],
+          ...['-M', PGBENCH_SHAPE.protocol, '-T', String(seconds), '-n', ...extra, target],
         ],
         { maxBuffer: 16 << 20 },
       );
@@ -106,6 +122,7 @@ export async function measurePgbench(
     const perTransaction = (seconds?: number) =>
       seconds === undefined ? undefined : Math.round((seconds * 1e6) / transactions) / 1000;
     const latency = /latency average = ([\d.]+) ms/.exec(stdout)?.[1];
+    const atRate = rate === undefined ? undefined : await measureTail(rate, durationS, load, write);
     return {
       tool: (await run(pgbench, ['--version'])).stdout.trim(),
       shape: PGBENCH_SHAPE,
@@ -118,10 +135,45 @@ export async function measurePgbench(
         pgbench: perTransaction(delta(before.self, after.self)),
       },
       walBytesPerTransaction: Math.round((after.wal.bytes - before.wal.bytes) / transactions),
+      atRate,
     };
   } finally {
     await db.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`).catch(() => undefined);
   }
+}
+
+/** The same TPC-B throttled to `rate` (`-R`), each transaction's latency from pgbench's log (`-l`). */
+async function measureTail(
+  rate: number,
+  durationS: number,
+  load: (seconds: number, extra: string[]) => Promise<unknown>,
+  write: (line: string) => void,
+): Promise<PgbenchTail> {
+  write(`pgbench: measuring TPC-B at ${rate}/s for ${durationS} s (the database's own tail at the offered rate)`);
+  const logs = mkdtempSync(join(tmpdir(), 'bench-pgbench-'));
+  try {
+    await load(durationS, ['-R', String(rate), '-l', '--log-prefix', join(logs, 'tail')]);
+    const texts = readdirSync(logs).map((name) => readFileSync(join(logs, name), 'utf8'));
+    return { rate, ...tailFromPgbenchLogs(texts) };
+  } finally {
+    rmSync(logs, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Percentiles of pgbench's per-transaction logs (`-l`, one file per thread): the third field is
+ * the latency in microseconds, which under `-R` counts from the scheduled start, as the bench's
+ * open loop counts from the intended send time.
+ */
+export function tailFromPgbenchLogs(texts: string[]): Omit<PgbenchTail, 'rate'> {
+  const latenciesMs = texts
+    .flatMap((text) => text.split('\n'))
+    .map((line) => line.split(' '))
+    .filter((fields) => fields.length >= 6)
+    .map((fields) => Number(fields[2]) / 1000)
+    .filter(Number.isFinite);
+  if (latenciesMs.length === 0) throw new Error('pgbench logged no transaction at the offered rate');
+  return { transactions: latenciesMs.length, latencyMs: summarise(latenciesMs) };
 }
 
 export function describeShape(): string {

@@ -1,4 +1,4 @@
-import { describeShape } from './pgbench';
+import { describeShape, type PgbenchTail } from './pgbench';
 import { type BenchSummary, type PhaseResult, TARGETS } from './results';
 
 const mark = (ok: boolean) => (ok ? 'meets' : 'MISSES');
@@ -25,6 +25,15 @@ function describeBound(summary: BenchSummary): string[] {
     `bound: pgbench TPC-B (${describeShape()}), same server, ${bound.durationS} s`,
     `  ${bound.tps} transactions/s (${bound.transactions} in all), latency average ${orNa(bound.latencyAvgMs, ' ms')}`,
     `  CPU per TPC-B transaction: PostgreSQL ${orNa(bound.cpuMsPerTransaction.postgres, ' ms')}, pgbench ${orNa(bound.cpuMsPerTransaction.pgbench, ' ms')}; WAL ${bound.walBytesPerTransaction} B`,
+    ...describeBoundTail(bound.atRate),
+  ];
+}
+
+function describeBoundTail(tail: PgbenchTail | undefined): string[] {
+  if (!tail) return [];
+  const l = tail.latencyMs;
+  return [
+    `  at ${tail.rate}/s offered (-R, ${tail.transactions} transactions): latency p50 ${l.p50}, p95 ${l.p95}, p99 ${l.p99}, max ${l.max} ms, from the scheduled start`,
   ];
 }
 
@@ -86,7 +95,8 @@ function describeTargets(summary: BenchSummary): string[] {
     }
   } else {
     lines.push(
-      `  open loop p99    ${empty.latencyMs.p99} ms at ${summary.options.rate}/s offered (${empty.okPerSecond}/s done): ${mark(empty.latencyMs.p99 <= TARGETS.openLoopP99Ms)} <= ${TARGETS.openLoopP99Ms} ms`,
+      `  open loop p99    ${empty.latencyMs.p99} ms at ${summary.options.rate}/s offered (${empty.okPerSecond}/s done): ${mark(empty.latencyMs.p99 <= TARGETS.openLoopP99Ms)} <= ${TARGETS.openLoopP99Ms} ms` +
+        (bound?.atRate ? ` (pgbench TPC-B at the same rate: p99 ${bound.atRate.latencyMs.p99} ms)` : ''),
     );
   }
   const pgPerTransfer = empty.cpuMsPerOp.postgres;
