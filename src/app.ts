@@ -5,7 +5,7 @@ import { Logger as PinoLogger } from 'nestjs-pino';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
-import { applyLogLevel, withFrameworkLinesAtDebug } from './common/logging';
+import { applyLogLevel, requestLoggerOptions, withFrameworkLinesAtDebug } from './common/logging';
 import type { AppConfig } from './config/app-config';
 import { BODY_LIMIT_BYTES, configureFastify, requestIdFor } from './common/http/fastify-setup';
 import { addSecurityHeaders } from './common/http/security-headers';
@@ -32,6 +32,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     // Fastify takes a hop count too; the adapter's typings leave the number out.
     trustProxy: config.trustProxy as boolean | string[],
     ...httpLayerErrorOptions(config.errorsBaseUrl),
+    ...requestLoggerOptions(config.logLevel),
   });
   configureFastify(adapter.getInstance(), config.errorsBaseUrl);
   let app: NestFastifyApplication;

@@ -13,6 +13,8 @@ import { TEST_JWT_SECRET } from './support/jwt';
 interface LogLine {
   level: string;
   msg: string;
+  requestId?: string;
+  responseTime?: number;
   req?: { method: string; url: string };
   res?: { statusCode: number };
   transactionReferenceId?: string;
@@ -114,6 +116,11 @@ describe('logs, as an operator reads them from the process', () => {
       expect.objectContaining({ level: 'info', transactionReferenceId: first.body.referenceId, replayed: false }),
       expect.objectContaining({ level: 'info', transactionReferenceId: first.body.referenceId, replayed: true }),
     ]);
+    // Each request's line carries the id its response was given, and only its own.
+    const requestIds = [first, replay, refused].map((response) => response.headers.get('x-request-id'));
+    expect(new Set(requestIds).size).toBe(3);
+    expect(transfers.map((l) => l.requestId)).toEqual(requestIds);
+    expect(transfers.every((l) => typeof l.responseTime === 'number' && l.msg === 'request completed')).toBe(true);
     const failed = transfers.find((l) => l.res?.statusCode === 422);
     expect(failed).toEqual(
       expect.objectContaining({ level: 'warn', problemType: 'insufficient-balance', replayed: false }),

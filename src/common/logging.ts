@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import { type DynamicModule, Logger, type LoggerService, type LogLevel, Module, RequestMethod } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { type LevelWithSilent, type LoggerOptions, pino } from 'pino';
@@ -171,46 +172,69 @@ function writtenAt(threshold: string): (level: LevelWithSilent) => boolean {
 }
 
 /**
- * Structured JSON logs through nestjs-pino: one line per request (method, route, masked URL,
- * status, time, and the business fields above) and every application log line of a request,
- * each with the request's id (the X-Request-Id value). No headers, bodies or tokens are logged.
+ * Structured JSON logs through nestjs-pino: every application log line of a request carries the
+ * request's id (the X-Request-Id value), through the request's logger, which is Fastify's
+ * (requestLoggerOptions): one child of the root per request. pino-http would make two, the second
+ * from the first, and V8 then builds a new prototype for every request (docs/decisions.md, "What
+ * fills the old space"). No headers, bodies or tokens are logged.
  */
 export function structuredLogging(logLevel: string): DynamicModule {
-  const writes = writtenAt(logLevel);
-  // A request line that will not be written is not built at all ('silent' skips it in pino-http).
-  const levelFor = (_request: IncomingMessage, response: ServerResponse, error?: Error): LevelWithSilent => {
-    const level = error ? 'error' : levelForStatus(response.statusCode);
-    return writes(level) ? level : 'silent';
-  };
   return {
     module: LoggingModule,
     imports: [
       LoggerModule.forRoot({
         // The library's default route pattern does not reach Fastify's middleware in Nest 12; this one does.
         forRoutes: [{ path: '*path', method: RequestMethod.ALL }],
-        pinoHttp: {
-          ...pinoOptions(logLevel),
-          genReqId: (request) => (request as IncomingMessage & { id?: string }).id ?? 'unknown',
-          customAttributeKeys: { reqId: 'requestId' },
-          // Bind the id to the request's child logger, so every line of the request carries it.
-          quietReqLogger: true,
-          customLogLevel: levelFor,
-          customSuccessObject: (request, response, value: object) => ({ ...value, ...fieldsOf(request, response) }),
-          customErrorObject: (request, response, _error, value: object) => ({
-            ...value,
-            ...fieldsOf(request, response),
-          }),
-          serializers: {
-            req: (request: { method: string; url: string }) => ({
-              method: request.method,
-              url: maskUpiIds(request.url),
-            }),
-            res: (response: { statusCode: number }) => ({ statusCode: response.statusCode }),
-          },
-        },
+        // Bind Fastify's request logger (on the raw request, by @fastify/middie) for nestjs-pino;
+        // the options below only shape the root, for lines written outside a request.
+        useExisting: true,
+        pinoHttp: pinoOptions(logLevel),
       }),
     ],
   };
+}
+
+/**
+ * Fastify's loggers: per request one child of a root at LOG_LEVEL (not of Fastify's own logger),
+ * with the request's id as `requestId`, and our request line. Fastify's own lines (its listen
+ * addresses) only from warn up: the service writes its own start-up line.
+ */
+export function requestLoggerOptions(logLevel: string) {
+  const requestRoot = pino(pinoOptions(logLevel));
+  const fastifyLevel = (pino.levels.values[logLevel] ?? 0) > pino.levels.values.warn ? logLevel : 'warn';
+  return {
+    loggerInstance: pino(pinoOptions(fastifyLevel)),
+    childLoggerFactory: (_fastifyLogger: unknown, bindings: pino.Bindings) => requestRoot.child(bindings),
+    logController: new RequestLines(writtenAt(logLevel)),
+  };
+}
+
+/**
+ * Fastify's own hooks for its per-request lines: none as a request comes in, and one as its
+ * response finishes (method, masked URL, status, time in ms and the business fields above); 2xx
+ * and 3xx at info, 4xx at warn, 5xx at error. A line the level would drop is not built.
+ */
+class RequestLines extends LogController {
+  constructor(private readonly writes: (level: LevelWithSilent) => boolean) {
+    super({ requestIdLogLabel: 'requestId' });
+  }
+
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const level = error ? 'error' : levelForStatus(reply.statusCode);
+    if (level === 'silent' || !this.writes(level)) return;
+    const failure =
+      error ?? (reply.statusCode >= 500 ? new Error(`failed with status code ${reply.statusCode}`) : null);
+    const line = {
+      req: { method: request.method, url: maskUpiIds(request.url) },
+      res: { statusCode: reply.statusCode },
+      ...(failure ? { err: failure } : {}),
+      responseTime: Math.round(reply.elapsedTime),
+      ...fieldsOf(request.raw, reply.raw),
+    };
+    request.log[level](line, failure ? 'request errored' : 'request completed');
+  }
 }
 
 @Module({})
