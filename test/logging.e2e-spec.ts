@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { findFreePort, REPO_ROOT } from '../scripts/lib/service-process';
-import { maskUpiIds } from '../src/common/logging';
+import { maskUpiIds, requestLoggerOptions } from '../src/common/logging';
 import { ApiClient, newIdempotencyKey, randomPhone, uniqueUpiId } from './support/api-client';
 import { FakeUpiProvider } from './support/fake-upi-provider';
 import { TEST_JWT_SECRET } from './support/jwt';
@@ -146,10 +146,16 @@ describe('logs, as an operator reads them from the process', () => {
   it('a 5xx is logged at error with its problem type', async () => {
     provider.mode = 'fail';
     const stranger = { name: 'Stranger', upiId: uniqueUpiId(), phoneNumber: randomPhone(), balance: 0 };
-    expect((await api.post('/api/v1/users', stranger)).status).toBe(503);
+    const refused = await api.post('/api/v1/users', stranger);
+    expect(refused.status).toBe(503);
     provider.mode = 'accept';
+    const requestId = refused.headers.get('x-request-id');
     expect(await waitForLine('POST', '/api/v1/users', 503)).toEqual(
-      expect.objectContaining({ level: 'error', problemType: 'service-unavailable' }),
+      expect.objectContaining({ level: 'error', problemType: 'service-unavailable', requestId }),
+    );
+    // An application line written inside the request carries the request's id too.
+    expect(lines().filter((l) => l.msg.startsWith('UPI verification unavailable'))).toContainEqual(
+      expect.objectContaining({ level: 'warn', requestId }),
     );
   });
 
@@ -161,6 +167,13 @@ describe('logs, as an operator reads them from the process', () => {
     expect(await waitForLine('GET', `/api/v1/users/upi/${name[0]}***@${bank}`, 200)).toBeDefined();
     expect(await waitForLine('GET', `/api/v1/users/upi/${name[0]}***%40${bank}`, 200)).toBeDefined();
     expect(stdout).not.toContain(name);
+  });
+
+  it("Fastify's own lines start at warn, or at LOG_LEVEL when that is higher (silent stays silent)", () => {
+    expect(requestLoggerOptions('info').loggerInstance.level).toBe('warn');
+    expect(requestLoggerOptions('debug').loggerInstance.level).toBe('warn');
+    expect(requestLoggerOptions('error').loggerInstance.level).toBe('error');
+    expect(requestLoggerOptions('silent').loggerInstance.level).toBe('silent');
   });
 
   it('masking keeps the first character and the bank handle', () => {

@@ -18,7 +18,7 @@ export function gcFrom(prometheusText: string | undefined): GcSnapshot | undefin
   if (!prometheusText) return undefined;
   const snapshot: GcSnapshot = {};
   const entry = (kind: string) => (snapshot[kind] ??= { count: 0, sumS: 0, over10ms: 0 });
-  let bucketAt10ms: Record<string, number> = {};
+  const bucketAt10ms: Record<string, number> = {};
   for (const line of prometheusText.split('\n')) {
     if (!line.startsWith(NAME)) continue;
     const kind = /kind="([^"]+)"/.exec(line)?.[1];
@@ -26,8 +26,7 @@ export function gcFrom(prometheusText: string | undefined): GcSnapshot | undefin
     const value = Number(line.slice(line.lastIndexOf(' ') + 1));
     if (line.startsWith(`${NAME}_count`)) entry(kind).count = value;
     else if (line.startsWith(`${NAME}_sum`)) entry(kind).sumS = value;
-    else if (line.startsWith(`${NAME}_bucket`) && /le="0\.01"/.test(line))
-      bucketAt10ms = { ...bucketAt10ms, [kind]: value };
+    else if (line.startsWith(`${NAME}_bucket`) && /le="0\.01"/.test(line)) bucketAt10ms[kind] = value;
   }
   for (const [kind, counts] of Object.entries(snapshot))
     counts.over10ms = counts.count - (bucketAt10ms[kind] ?? counts.count);

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import { type DynamicModule, Logger, type LoggerService, type LogLevel, Module, RequestMethod } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
-import { type LevelWithSilent, type LoggerOptions, pino } from 'pino';
+import { type Level, type LevelWithSilent, type Logger as PinoRoot, type LoggerOptions, pino } from 'pino';
 import { replyFactsOf } from './errors/reply-facts';
 
 const NEST_LOG_LEVELS: Record<string, LogLevel[]> = {
@@ -160,7 +160,7 @@ function fieldsOf(_request: IncomingMessage, response: ServerResponse): Business
 }
 
 /** Client mistakes are worth a look (warn); the service's own failures need one (error). */
-function levelForStatus(statusCode: number): LevelWithSilent {
+function levelForStatus(statusCode: number): Level {
   if (statusCode >= 500) return 'error';
   return statusCode >= 400 ? 'warn' : 'info';
 }
@@ -186,26 +186,35 @@ export function structuredLogging(logLevel: string): DynamicModule {
         // The library's default route pattern does not reach Fastify's middleware in Nest 12; this one does.
         forRoutes: [{ path: '*path', method: RequestMethod.ALL }],
         // Bind Fastify's request logger (on the raw request, by @fastify/middie) for nestjs-pino;
-        // the options below only shape the root, for lines written outside a request.
+        // lines written outside a request go to the same root as the requests' loggers.
         useExisting: true,
-        pinoHttp: pinoOptions(logLevel),
+        pinoHttp: { logger: serviceRoot(logLevel) },
       }),
     ],
   };
 }
 
+const roots = new Map<string, PinoRoot>();
+
+/** The one pino root of the service at `logLevel`: requests' loggers are its children. */
+function serviceRoot(logLevel: string): PinoRoot {
+  let root = roots.get(logLevel);
+  if (!root) roots.set(logLevel, (root = pino(pinoOptions(logLevel))));
+  return root;
+}
+
 /**
- * Fastify's loggers: per request one child of a root at LOG_LEVEL (not of Fastify's own logger),
+ * Fastify's loggers: per request one child of the service's root (not of Fastify's own logger),
  * with the request's id as `requestId`, and our request line. Fastify's own lines (its listen
  * addresses) only from warn up: the service writes its own start-up line.
  */
 export function requestLoggerOptions(logLevel: string) {
-  const requestRoot = pino(pinoOptions(logLevel));
-  const fastifyLevel = (pino.levels.values[logLevel] ?? 0) > pino.levels.values.warn ? logLevel : 'warn';
+  const root = serviceRoot(logLevel);
+  const writes = writtenAt(logLevel);
   return {
-    loggerInstance: pino(pinoOptions(fastifyLevel)),
-    childLoggerFactory: (_fastifyLogger: unknown, bindings: pino.Bindings) => requestRoot.child(bindings),
-    logController: new RequestLines(writtenAt(logLevel)),
+    loggerInstance: root.child({}, { level: writes('warn') ? 'warn' : logLevel }),
+    childLoggerFactory: (_fastifyLogger: unknown, bindings: pino.Bindings) => root.child(bindings),
+    logController: new RequestLines(writes),
   };
 }
 
@@ -223,7 +232,7 @@ class RequestLines extends LogController {
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const level = error ? 'error' : levelForStatus(reply.statusCode);
-    if (level === 'silent' || !this.writes(level)) return;
+    if (!this.writes(level)) return;
     const failure =
       error ?? (reply.statusCode >= 500 ? new Error(`failed with status code ${reply.statusCode}`) : null);
     const line = {

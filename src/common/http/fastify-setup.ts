@@ -24,8 +24,6 @@ export function configureFastify(fastify: FastifyInstance, errorsBaseUrl: string
   trackRoutes(fastify);
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('X-Request-Id', request.id);
-    // Code that only sees the raw request (Nest middleware) reads the same id there.
-    (request.raw as IncomingMessage & { id?: string }).id = request.id;
     // Answered here, not by the not-found route: Fastify would first refuse a body method such as
     // QUERY without a Content-Type (400) before any route could say the method is not allowed.
     const allowed = request.is404 ? allowedMethods(request) : [];
