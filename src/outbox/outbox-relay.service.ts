@@ -2,6 +2,7 @@ import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
 import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import type { Counter, Gauge } from 'prom-client';
+import { outsideRequestContext } from '../common/outside-request-context';
 import { EventPublisher } from './event-publisher';
 import { OutboxEventsRepository } from './outbox-events.repository';
 import { RelayState } from './relay-state';
@@ -66,6 +67,15 @@ export class OutboxRelay implements OnApplicationShutdown {
       }, wait).unref();
       return;
     }
+    this.startRun();
+  }
+
+  /**
+   * Bound at construction: a run belongs to no request. Started from the request whose transfer
+   * nudged it, it would log with that request's id and leave that request's context (its logger)
+   * on the pool's idle timer of the connection it used.
+   */
+  private readonly startRun = outsideRequestContext(() => {
     this.lastRunAt = Date.now();
     this.running = this.drain().finally(() => {
       this.running = undefined;
@@ -74,7 +84,7 @@ export class OutboxRelay implements OnApplicationShutdown {
         this.nudge();
       }
     });
-  }
+  });
 
   @Interval('outbox-relay', 1000)
   async poll(): Promise<void> {

@@ -5,6 +5,7 @@ import type { Histogram } from 'prom-client';
 import { AppConfig } from '../config/app-config';
 import { PG_POOL } from '../database/pg-pool';
 import type { MovementResult } from '../idempotency/stored-outcome';
+import { outsideRequestContext } from '../common/outside-request-context';
 import { MoneyPathLoad } from '../movements/money-path-load';
 import { callMovement, movementCallStatement } from '../movements/movement-call';
 import type { TransferResult } from './transfer-outcome';
@@ -54,6 +55,16 @@ export class TransferBatcher {
   private stalled = 0;
   private dispatchPending = false;
   private readonly accountsInFlight = new AccountsInFlight();
+  /**
+   * A batch serves many requests and belongs to none: bound here, at construction, the dispatch
+   * (and so each call, its watchdog and the pool's idle timer armed when its connection goes back)
+   * never runs in the context of the request whose arrival scheduled it, which would otherwise
+   * stay reachable, logger and all, for as long as such a timer lives.
+   */
+  private readonly dispatchSoon = outsideRequestContext(() => {
+    this.dispatchPending = false;
+    this.dispatch();
+  });
 
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
@@ -70,10 +81,7 @@ export class TransferBatcher {
       // now, so those that arrived together leave together; on a quiet service that is at once.
       if (!this.dispatchPending) {
         this.dispatchPending = true;
-        setImmediate(() => {
-          this.dispatchPending = false;
-          this.dispatch();
-        });
+        setImmediate(this.dispatchSoon);
       }
     });
   }

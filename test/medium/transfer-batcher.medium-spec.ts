@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -227,5 +228,29 @@ describe('TransferBatcher', () => {
     const together = await Promise.all([1, 2].map(() => watched.transfer(transfer(alice, bob, '1.0000'))));
     expect(together.map((result) => result.outcome.code)).toEqual(['completed', 'completed']);
     expect(load.busy).toBe(true);
+  });
+
+  it('calls the database outside the context of the request that handed it a transfer, alone or in a batch', async () => {
+    const [alice, bob] = [await newUser(db, '100'), await newUser(db)];
+    const requestContext = new AsyncLocalStorage<string>();
+    const seen: (string | undefined)[] = [];
+    // A real pool that notes, at each call, the request context it was called in.
+    const recording = new Pool({ connectionString: process.env.TEST_DATABASE_URL, max: 2 });
+    const query = recording.query.bind(recording) as (...args: unknown[]) => unknown;
+    recording.query = ((...args: unknown[]) => {
+      seen.push(requestContext.getStore());
+      return query(...args);
+    }) as Pool['query'];
+    try {
+      const watched = new TransferBatcher(recording, config, sizes, new MoneyPathLoad());
+      const asRequest = (id: string) => requestContext.run(id, () => watched.transfer(transfer(alice, bob, '1.0000')));
+      expect((await asRequest('request-1')).outcome.code).toBe('completed');
+      const together = await Promise.all([asRequest('request-2'), asRequest('request-3')]);
+      expect(together.map((result) => result.outcome.code)).toEqual(['completed', 'completed']);
+      expect(await batchSizes()).toEqual({ batches: 2, transfers: 3 });
+      expect(seen).toEqual([undefined, undefined]);
+    } finally {
+      await recording.end();
+    }
   });
 });
