@@ -2,6 +2,7 @@ import * as pg from 'pg';
 import { DataSource } from 'typeorm';
 import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions';
 import { MIGRATIONS } from '../../migrations';
+import { CallbackQueryClient } from './callback-query-client';
 import { type DiskFullWindow, faultObservingClient } from './disk-full-window';
 import { ENTITIES } from './entities';
 import { applySqlFunctions } from './sql-functions';
@@ -42,7 +43,7 @@ export function createDataSource(url: string, pool: pg.Pool | number, faults?: D
       max: pool,
       idleTimeoutMillis: 30_000,
       connectionTimeoutMillis: 5_000,
-      ...(faults ? { Client: faultObservingClient(faults) } : {}),
+      Client: faults ? faultObservingClient(faults) : CallbackQueryClient,
     },
   });
 }

@@ -1,5 +1,6 @@
-import { Client } from 'pg';
+import type { Client } from 'pg';
 import { isDiskFull } from '../common/errors/postgres-errors';
+import { CallbackQueryClient } from './callback-query-client';
 
 /** How long after the last "no space left" refusal readiness stays DOWN. */
 export const DISK_FULL_WINDOW_MS = 10_000;
@@ -35,11 +36,11 @@ export class DiskFullWindow {
 type QueryFn = (...args: unknown[]) => unknown;
 
 /**
- * A pg Client class whose query errors are also shown to `faults` (the pools' `Client` option).
- * The caller still gets its own error: this only looks.
+ * A pg Client class (CallbackQueryClient's) whose query errors are also shown to `faults` (the
+ * pools' `Client` option). The caller still gets its own error: this only looks.
  */
 export function faultObservingClient(faults: DiskFullWindow): typeof Client {
-  return class FaultObservingClient extends Client {
+  return class FaultObservingClient extends CallbackQueryClient {
     constructor(...args: ConstructorParameters<typeof Client>) {
       super(...args);
       const query = this.query.bind(this) as QueryFn;

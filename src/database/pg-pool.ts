@@ -1,4 +1,5 @@
 import { Pool } from 'pg';
+import { CallbackQueryClient } from './callback-query-client';
 import { type DiskFullWindow, faultObservingClient } from './disk-full-window';
 
 /**
@@ -15,6 +16,6 @@ export function createPgPool(url: string, size: number, faults?: DiskFullWindow,
     max: size,
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 5_000,
-    ...(faults ? { Client: faultObservingClient(faults) } : {}),
+    Client: faults ? faultObservingClient(faults) : CallbackQueryClient,
   });
 }
