@@ -11,6 +11,6 @@ import { setFlagsFromString } from 'node:v8';
  * 0.2 ms more service CPU per transfer and the throughput ratio at 0.36-0.51. With this flag none
  * of 13 runs did (docs/decisions.md, "Pretenuring and the state of frequent full collections").
  */
-export const V8_FLAGS = ['--no-allocation-site-pretenuring'] as const;
+const V8_FLAGS = ['--no-allocation-site-pretenuring'] as const;
 
 for (const flag of V8_FLAGS) setFlagsFromString(flag);

@@ -33,31 +33,14 @@ export class DiskFullWindow {
   }
 }
 
-type QueryFn = (...args: unknown[]) => unknown;
-
 /**
  * A pg Client class (CallbackQueryClient's) whose query errors are also shown to `faults` (the
  * pools' `Client` option). The caller still gets its own error: this only looks.
  */
 export function faultObservingClient(faults: DiskFullWindow): typeof Client {
   return class FaultObservingClient extends CallbackQueryClient {
-    constructor(...args: ConstructorParameters<typeof Client>) {
-      super(...args);
-      const query = this.query.bind(this) as QueryFn;
-      const observed: QueryFn = (...queryArgs) => {
-        const callback = queryArgs[queryArgs.length - 1];
-        if (typeof callback === 'function') {
-          queryArgs[queryArgs.length - 1] = (error: unknown, ...rest: unknown[]) => {
-            if (error) faults.note(error);
-            return (callback as QueryFn)(error, ...rest);
-          };
-          return query(...queryArgs);
-        }
-        const result = query(...queryArgs);
-        if (result instanceof Promise) result.catch((error: unknown) => faults.note(error));
-        return result;
-      };
-      this.query = observed as Client['query'];
+    protected override queryFailed(error: Error): void {
+      faults.note(error);
     }
   };
 }

@@ -57,9 +57,8 @@ export class TransferBatcher {
   private readonly accountsInFlight = new AccountsInFlight();
   /**
    * A batch serves many requests and belongs to none: bound here, at construction, the dispatch
-   * (and so each call, its watchdog and the pool's idle timer armed when its connection goes back)
-   * never runs in the context of the request whose arrival scheduled it, which would otherwise
-   * stay reachable, logger and all, for as long as such a timer lives.
+   * (and so each call and its watchdog) never runs in the context of the request whose arrival
+   * scheduled it, whose id its log lines would otherwise carry.
    */
   private readonly dispatchSoon = outsideRequestContext(() => {
     this.dispatchPending = false;

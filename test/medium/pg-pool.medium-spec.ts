@@ -4,6 +4,7 @@ import { Client, type DatabaseError, type Pool } from 'pg';
 import { CallbackQueryClient } from '../../src/database/callback-query-client';
 import { DiskFullWindow } from '../../src/database/disk-full-window';
 import { createPgPool } from '../../src/database/pg-pool';
+import { testUrl, withClient } from '../support/db';
 
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as (options?: { type: 'minor' | 'major' }) => void;
@@ -34,7 +35,7 @@ describe("the service's pg pool", () => {
   let pool: Pool;
 
   beforeAll(() => {
-    pool = createPgPool(process.env.TEST_DATABASE_URL!, 2, new DiskFullWindow());
+    pool = createPgPool(testUrl(), 2, new DiskFullWindow());
   });
   afterAll(() => pool.end());
 
@@ -57,24 +58,34 @@ describe("the service's pg pool", () => {
     }
   });
 
-  it("control: pg's own promise queries keep their answers until a full collection", async () => {
-    const client = new Client({ connectionString: process.env.TEST_DATABASE_URL });
-    await client.connect();
+  it('shows the disk-full window the errors of callback and promise queries alike', async () => {
+    const noted: string[] = [];
+    const watched = createPgPool(
+      testUrl(),
+      1,
+      new (class extends DiskFullWindow {
+        override note(error: unknown): void {
+          noted.push((error as DatabaseError).code!);
+        }
+      })(),
+    );
     try {
-      expect(await promotedByAnswers(client)).toBeGreaterThan(1_000_000);
+      await watched.query('SELECT 1 / 0').catch(() => undefined);
+      const client = await watched.connect();
+      await client.query('SELECT nope').catch(() => undefined);
+      client.release();
+      expect(noted).toEqual(['22012', '42703']);
     } finally {
-      await client.end();
+      await watched.end();
     }
   });
 
+  it("control: pg's own promise queries keep their answers until a full collection", async () => {
+    expect(await withClient(testUrl(), promotedByAnswers)).toBeGreaterThan(1_000_000);
+  });
+
   it('lets the young generation collect the answers of its clients', async () => {
-    const client = new CallbackQueryClient({ connectionString: process.env.TEST_DATABASE_URL });
-    await client.connect();
-    try {
-      expect(await promotedByAnswers(client)).toBeLessThan(300_000);
-    } finally {
-      await client.end();
-    }
+    expect(await withClient(testUrl(), promotedByAnswers, CallbackQueryClient)).toBeLessThan(300_000);
     const pooled = await pool.connect();
     try {
       expect(await promotedByAnswers(pooled as unknown as Client)).toBeLessThan(300_000);

@@ -33,8 +33,13 @@ export async function idempotencyRow(db: Client, owner: string, key: string) {
 export const testUrl = () => process.env.TEST_DATABASE_URL!;
 const urlOf = (database: string) => testUrl().replace(/\/[^/?]+(\?.*)?$/, `/${database}`);
 
-export async function withClient<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ connectionString: url });
+/** `work` on a connection of its own (of `ClientClass`, pg's Client unless given), closed afterwards. */
+export async function withClient<T>(
+  url: string,
+  work: (client: Client) => Promise<T>,
+  ClientClass: typeof Client = Client,
+): Promise<T> {
+  const client = new ClientClass({ connectionString: url });
   await client.connect();
   try {
     return await work(client);
