@@ -13,8 +13,9 @@
  * - max-semi-space-size=32: the young generation is at most 2 x 32 MiB. Smaller semi-spaces
  *   scavenge more often and copy the requests in flight each time: 16 saved ~25 MiB more but
  *   doubled the scavenges; 32 kept the GC time per transfer where the defaults had it.
- * - max-old-space-size=256: bounds the old space and makes V8 grow it slowly (it scales its growth
- *   factor with this limit); the whole heap limit, 256 + 3 x 32 = 352 MiB, leaves room for code,
- *   stacks and native buffers under the Deployment's 512 MiB memory limit.
+ * - max-old-space-size=256: bounds the old space; the whole heap limit, 256 + 3 x 32 = 352 MiB,
+ *   leaves room for code, stacks and native buffers under the Deployment's 512 MiB memory limit.
+ *   (Under it V8 would grow the old space by its minimum factor between full collections; the
+ *   service sets that factor itself as it starts: src/boot/v8-flags.ts.)
  */
 export const SHIPPED_NODE_OPTIONS = '--max-semi-space-size=32 --max-old-space-size=256';
