@@ -2,9 +2,8 @@ import * as pg from 'pg';
 import { DataSource } from 'typeorm';
 import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions';
 import { MIGRATIONS } from '../../migrations';
-import { CallbackQueryClient } from './callback-query-client';
-import { type DiskFullWindow, faultObservingClient } from './disk-full-window';
 import { ENTITIES } from './entities';
+import { createPgPool } from './pg-pool';
 import { applySqlFunctions } from './sql-functions';
 
 const ORM_OPTIONS = {
@@ -19,32 +18,21 @@ const ORM_OPTIONS = {
 } satisfies PostgresDataSourceOptions;
 
 /**
- * The ORM for migrations, the entities and the schema check. Given the service's pool it opens
- * none of its own: TypeORM's `driver` option takes the pg module, whose Pool here is that pool,
- * so one DB_POOL_SIZE bounds every connection and every one has the same hooks (disk-full
- * observation, the limits startup option, the connection-loss listeners). Given a size, it
- * opens a small pool of its own (a short-lived owner connection, the tests' setup).
+ * The ORM for migrations, the entities and the schema check. TypeORM makes no pool itself: its
+ * `driver` option takes the pg module, whose Pool here answers with a pool from createPgPool, so
+ * every connection is made one way, with the same hooks (disk-full observation, the limits
+ * startup option, the connection-loss listeners). Given the service's pool, one DB_POOL_SIZE
+ * bounds every connection; given a size, a small pool of its own (a short-lived owner
+ * connection, the tests' setup).
  */
-export function createDataSource(url: string, pool: pg.Pool | number, faults?: DiskFullWindow): DataSource {
-  if (typeof pool !== 'number') {
-    return new DataSource({
-      ...ORM_OPTIONS,
-      url,
-      driver: { Pool: sharedPool(pool), defaults: pg.defaults },
-      // The pool reports its own errors (survivesConnectionLoss in database.module.ts).
-      poolErrorHandler: () => undefined,
-    });
-  }
+export function createDataSource(url: string, pool: pg.Pool | number): DataSource {
   return new DataSource({
     ...ORM_OPTIONS,
     url,
-    poolSize: pool,
-    extra: {
-      max: pool,
-      idleTimeoutMillis: 30_000,
-      connectionTimeoutMillis: 5_000,
-      Client: faults ? faultObservingClient(faults) : CallbackQueryClient,
-    },
+    driver: { Pool: sharedPool(typeof pool === 'number' ? createPgPool(url, pool) : pool), defaults: pg.defaults },
+    // An idle connection's error is the pool's to report (the service's: survivesConnectionLoss in
+    // database.module.ts); TypeORM's own handler would only log it, and its logging is off.
+    poolErrorHandler: () => undefined,
   });
 }
 
