@@ -1,6 +1,6 @@
 import { Histogram, Registry } from 'prom-client';
 import { batchSizesFrom, summariseBatchSizes } from '../scripts/bench/batch-sizes';
-import { Recorder, runOpenLoop } from '../scripts/bench/load';
+import { loadDriver, Recorder, runOpenLoop } from '../scripts/bench/load';
 import { parseCommandLine } from '../scripts/bench/options';
 import { tailFromPgbenchLogs } from '../scripts/bench/pgbench';
 import { renderReport } from '../scripts/bench/report-html';
@@ -115,6 +115,27 @@ describe('the open loop', () => {
     expect(load.latencyMs.max).toBeGreaterThanOrEqual(250);
     // From the actual send, the stall is invisible for every request but the first.
     expect(load.serviceTimeMs!.p50).toBeLessThan(load.latencyMs.p50);
+  });
+});
+
+describe('the load a phase offers', () => {
+  // Each operation takes 40 ms: 16 closed-loop callers would make about 16 × 0.4 s / 40 ms = 160
+  // calls in 0.4 s, an open loop at 100/s exactly 40, however long each takes.
+  const slow = async () => {
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    return { outcome: '201', ok: true };
+  };
+
+  it('is the open loop at the offered rate when there is one, for the warm-up as for the measurement', async () => {
+    const drive = loadDriver({ rate: 100, concurrency: 16 }, slow);
+    const warmUp = await drive(new Recorder('warm-up', 'open loop'), 0.4);
+    expect(warmUp.operations).toBe(40);
+  });
+
+  it('is the closed loop of every client without a rate', async () => {
+    const drive = loadDriver({ concurrency: 16 }, slow);
+    const warmUp = await drive(new Recorder('warm-up', 'closed loop'), 0.4);
+    expect(warmUp.operations).toBeGreaterThanOrEqual(16 * 8);
   });
 });
 

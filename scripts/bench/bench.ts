@@ -17,7 +17,7 @@ import { findLedgerViolations } from '../lib/ledger-invariants';
 import { type BenchEnvironment, startEnvironment } from './environment';
 import { batchSizesFrom, summariseBatchSizes } from './batch-sizes';
 import { HttpDriver } from './http-driver';
-import { type PhaseLoad, Recorder, round, runClosedLoop, runOpenLoop, startProgress } from './load';
+import { describeLoad, loadDriver, type PhaseLoad, Recorder, round, runClosedLoop, startProgress } from './load';
 import { type BenchOptions, HELP, parseCommandLine } from './options';
 import { boundOrWhyNot, describeShape, type PgbenchBound } from './pgbench';
 import { printSummary } from './print';
@@ -173,16 +173,16 @@ async function measureTransfersAndReads(
 ): Promise<void> {
   const { options } = run;
   const transfer = transferOperation(http, users, options.hot, options.hotShare);
+  const mode = describeLoad(options);
+  const drive = loadDriver(options, transfer);
+  // The warm-up offers the load that is measured: a closed-loop warm-up before an open-loop
+  // measurement leaves the database work (dead rows to vacuum, the outbox to drain) that the
+  // first measured seconds would pay for.
   if (options.warmupS > 0) {
-    run.write(`warm-up ${options.warmupS} s (${database})`);
-    await runClosedLoop(new Recorder('warm-up', 'closed'), options.concurrency, options.warmupS, transfer);
+    run.write(`warm-up ${options.warmupS} s (${database}, ${mode})`);
+    await drive(new Recorder('warm-up', mode), options.warmupS);
   }
-  const mode = options.rate ? `open loop at ${options.rate}/s` : `closed loop, ${options.concurrency} clients`;
-  await measurePhase(run, `transfers, ${database}`, mode, (recorder) =>
-    options.rate
-      ? runOpenLoop(recorder, options.rate, options.durationS, transfer)
-      : runClosedLoop(recorder, options.concurrency, options.durationS, transfer),
-  );
+  await measurePhase(run, `transfers, ${database}`, mode, (recorder) => drive(recorder, options.durationS));
   if (options.reads) {
     const reads = readOperation(http, readers);
     await measurePhase(run, `history reads, ${database}`, `closed loop, ${options.concurrency} clients`, (recorder) =>

@@ -165,6 +165,24 @@ export async function runOpenLoop(recorder: Recorder, ratePerS: number, seconds:
   return recorder.finish();
 }
 
+/** The load a phase offers: open loop at `rate` when there is one, else `concurrency` closed-loop callers. */
+export interface LoadShape {
+  rate?: number;
+  concurrency: number;
+}
+
+export function describeLoad(shape: LoadShape): string {
+  return shape.rate ? `open loop at ${shape.rate}/s` : `closed loop, ${shape.concurrency} clients`;
+}
+
+/** Runs `operation` under the shape's load for the seconds given: a warm-up and its measurement offer the same. */
+export function loadDriver(shape: LoadShape, operation: Operation) {
+  return (recorder: Recorder, seconds: number): Promise<PhaseLoad> =>
+    shape.rate
+      ? runOpenLoop(recorder, shape.rate, seconds, operation)
+      : runClosedLoop(recorder, shape.concurrency, seconds, operation);
+}
+
 async function settle(operation: Operation): Promise<Outcome> {
   try {
     return await operation();
