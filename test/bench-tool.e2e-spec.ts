@@ -126,10 +126,10 @@ describe('the load a phase offers', () => {
     return { outcome: '201', ok: true };
   };
 
-  it('is the open loop at the offered rate when there is one, for the warm-up as for the measurement', async () => {
+  it('is the open loop at the offered rate when there is one, for the settling as for the measurement', async () => {
     const drive = loadDriver({ rate: 100, concurrency: 16 }, slow);
-    const warmUp = await drive(new Recorder('warm-up', 'open loop'), 0.4);
-    expect(warmUp.operations).toBe(40);
+    const settling = await drive(new Recorder('settle', 'open loop'), 0.4);
+    expect(settling.operations).toBe(40);
   });
 
   it('is the closed loop of every client without a rate', async () => {

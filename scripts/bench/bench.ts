@@ -175,12 +175,16 @@ async function measureTransfersAndReads(
   const transfer = transferOperation(http, users, options.hot, options.hotShare);
   const mode = describeLoad(options);
   const drive = loadDriver(options, transfer);
-  // The warm-up offers the load that is measured: a closed-loop warm-up before an open-loop
-  // measurement leaves the database work (dead rows to vacuum, the outbox to drain) that the
-  // first measured seconds would pay for.
+  // The warm-up runs the code hot and gets the first collections over with, at full load; before an
+  // open-loop measurement the service then settles at the offered rate, so the first measured
+  // seconds do not pay for what full load left behind (dead rows to vacuum, the outbox to drain).
   if (options.warmupS > 0) {
-    run.write(`warm-up ${options.warmupS} s (${database}, ${mode})`);
-    await drive(new Recorder('warm-up', mode), options.warmupS);
+    run.write(`warm-up ${options.warmupS} s (${database})`);
+    await runClosedLoop(new Recorder('warm-up', 'closed'), options.concurrency, options.warmupS, transfer);
+    if (options.rate) {
+      run.write(`settling ${options.warmupS} s at the measured load (${mode})`);
+      await drive(new Recorder('settle', mode), options.warmupS);
+    }
   }
   await measurePhase(run, `transfers, ${database}`, mode, (recorder) => drive(recorder, options.durationS));
   if (options.reads) {

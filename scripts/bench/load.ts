@@ -175,7 +175,7 @@ export function describeLoad(shape: LoadShape): string {
   return shape.rate ? `open loop at ${shape.rate}/s` : `closed loop, ${shape.concurrency} clients`;
 }
 
-/** Runs `operation` under the shape's load for the seconds given: a warm-up and its measurement offer the same. */
+/** Runs `operation` under the shape's load for the seconds given: the settling before a measurement offers the same. */
 export function loadDriver(shape: LoadShape, operation: Operation) {
   return (recorder: Recorder, seconds: number): Promise<PhaseLoad> =>
     shape.rate

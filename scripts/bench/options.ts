@@ -35,7 +35,8 @@ transfer, memory, and the ledger invariants. Writes results.json and report.html
 
 Load
   --duration S        measured seconds of transfers (default 30)
-  --warmup S          warm-up seconds before measuring, at the measured load (default 5)
+  --warmup S          closed-loop warm-up seconds before measuring (default 5); with --rate,
+                      as many seconds again at that rate before the measurement
   --concurrency N     clients in closed loop, connections in open loop (default 32)
   --users N           users registered over HTTP (default 400)
   --hot N             hot receivers (default 5)
