@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -84,13 +84,32 @@ export class TestBroker {
   }
 }
 
-/** scripts/kafka/broker's controller listens on port + 1: a free port alone once met a taken controller port. */
+/**
+ * scripts/kafka/broker's controller listens on port + 1, so both must be free, and stay free while
+ * the broker is stopped: then the clients retrying to reach it take a new ephemeral port for every
+ * attempt, and one of them once took the controller's, so the broker could not start again. Both
+ * are taken below the kernel's ephemeral range, where no outgoing connection is given a port.
+ */
 async function findFreePortPair(): Promise<number> {
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const port = await findFreePort();
-    if (port < 65535 && (await isFree(port + 1))) return port;
+  const below = ephemeralRangeStart();
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port =
+      below > LOWEST_FIXED_PORT + 100
+        ? LOWEST_FIXED_PORT + Math.floor(Math.random() * (below - LOWEST_FIXED_PORT - 1))
+        : await findFreePort();
+    if (port < 65535 && (await isFree(port)) && (await isFree(port + 1))) return port;
   }
   throw new Error('no two free consecutive ports for a Kafka broker and its controller');
+}
+
+const LOWEST_FIXED_PORT = 20_000;
+
+function ephemeralRangeStart(): number {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 0;
+  } catch {
+    return 0;
+  }
 }
 
 function isFree(port: number): Promise<boolean> {
