@@ -1,6 +1,6 @@
 import { Histogram, Registry } from 'prom-client';
 import { batchSizesFrom, summariseBatchSizes } from '../scripts/bench/batch-sizes';
-import { loadDriver, Recorder, runOpenLoop } from '../scripts/bench/load';
+import { loadDriver, Recorder, runOpenLoop, warmUp } from '../scripts/bench/load';
 import { parseCommandLine } from '../scripts/bench/options';
 import { tailFromPgbenchLogs } from '../scripts/bench/pgbench';
 import { renderReport } from '../scripts/bench/report-html';
@@ -126,16 +126,35 @@ describe('the load a phase offers', () => {
     return { outcome: '201', ok: true };
   };
 
-  it('is the open loop at the offered rate when there is one, for the settling as for the measurement', async () => {
+  it('is the open loop at the offered rate when there is one', async () => {
     const drive = loadDriver({ rate: 100, concurrency: 16 }, slow);
-    const settling = await drive(new Recorder('settle', 'open loop'), 0.4);
-    expect(settling.operations).toBe(40);
+    expect((await drive(new Recorder('transfers', 'open loop'), 0.4)).operations).toBe(40);
   });
 
   it('is the closed loop of every client without a rate', async () => {
     const drive = loadDriver({ concurrency: 16 }, slow);
-    const warmUp = await drive(new Recorder('warm-up', 'closed loop'), 0.4);
-    expect(warmUp.operations).toBeGreaterThanOrEqual(16 * 8);
+    expect((await drive(new Recorder('transfers', 'closed loop'), 0.4)).operations).toBeGreaterThanOrEqual(16 * 8);
+  });
+
+  it('warms up in closed loop, then settles as long again at the rate before an open-loop measurement', async () => {
+    const said: string[] = [];
+    const [warm, settling, ...more] = await warmUp({ rate: 100, concurrency: 16 }, 0.4, slow, (line) =>
+      said.push(line),
+    );
+    expect(warm.mode).toBe('closed');
+    expect(warm.operations).toBeGreaterThanOrEqual(16 * 8);
+    expect(settling.mode).toBe('open loop at 100/s');
+    expect(settling.operations).toBe(40);
+    expect(more).toEqual([]);
+    expect(said).toEqual([
+      'warm-up 0.4 s (closed loop, 16 clients)',
+      'settling 0.4 s at the measured load (open loop at 100/s)',
+    ]);
+  });
+
+  it('only warms up before a closed-loop measurement', async () => {
+    const steps = await warmUp({ concurrency: 16 }, 0.4, slow, () => undefined);
+    expect(steps.map((step) => step.mode)).toEqual(['closed']);
   });
 });
 

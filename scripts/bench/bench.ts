@@ -17,7 +17,16 @@ import { findLedgerViolations } from '../lib/ledger-invariants';
 import { type BenchEnvironment, startEnvironment } from './environment';
 import { batchSizesFrom, summariseBatchSizes } from './batch-sizes';
 import { HttpDriver } from './http-driver';
-import { describeLoad, loadDriver, type PhaseLoad, Recorder, round, runClosedLoop, startProgress } from './load';
+import {
+  describeLoad,
+  loadDriver,
+  type PhaseLoad,
+  Recorder,
+  round,
+  runClosedLoop,
+  startProgress,
+  warmUp,
+} from './load';
 import { type BenchOptions, HELP, parseCommandLine } from './options';
 import { boundOrWhyNot, describeShape, type PgbenchBound } from './pgbench';
 import { printSummary } from './print';
@@ -173,20 +182,12 @@ async function measureTransfersAndReads(
 ): Promise<void> {
   const { options } = run;
   const transfer = transferOperation(http, users, options.hot, options.hotShare);
-  const mode = describeLoad(options);
+  if (options.warmupS > 0)
+    await warmUp(options, options.warmupS, transfer, (line) => run.write(`${line}, ${database}`));
   const drive = loadDriver(options, transfer);
-  // The warm-up runs the code hot and gets the first collections over with, at full load; before an
-  // open-loop measurement the service then settles at the offered rate, so the first measured
-  // seconds do not pay for what full load left behind (dead rows to vacuum, the outbox to drain).
-  if (options.warmupS > 0) {
-    run.write(`warm-up ${options.warmupS} s (${database})`);
-    await runClosedLoop(new Recorder('warm-up', 'closed'), options.concurrency, options.warmupS, transfer);
-    if (options.rate) {
-      run.write(`settling ${options.warmupS} s at the measured load (${mode})`);
-      await drive(new Recorder('settle', mode), options.warmupS);
-    }
-  }
-  await measurePhase(run, `transfers, ${database}`, mode, (recorder) => drive(recorder, options.durationS));
+  await measurePhase(run, `transfers, ${database}`, describeLoad(options), (recorder) =>
+    drive(recorder, options.durationS),
+  );
   if (options.reads) {
     const reads = readOperation(http, readers);
     await measurePhase(run, `history reads, ${database}`, `closed loop, ${options.concurrency} clients`, (recorder) =>

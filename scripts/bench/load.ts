@@ -175,12 +175,34 @@ export function describeLoad(shape: LoadShape): string {
   return shape.rate ? `open loop at ${shape.rate}/s` : `closed loop, ${shape.concurrency} clients`;
 }
 
-/** Runs `operation` under the shape's load for the seconds given: the settling before a measurement offers the same. */
+/** Runs `operation` under the shape's load for the seconds given. */
 export function loadDriver(shape: LoadShape, operation: Operation) {
   return (recorder: Recorder, seconds: number): Promise<PhaseLoad> =>
     shape.rate
       ? runOpenLoop(recorder, shape.rate, seconds, operation)
       : runClosedLoop(recorder, shape.concurrency, seconds, operation);
+}
+
+/**
+ * Before a measurement: `seconds` of closed loop, so the code runs hot and the first collections
+ * happen; with a rate, as long again at it, so the service settles at the offered load and the
+ * first measured seconds do not pay for what full load left behind (dead rows to vacuum, the
+ * outbox to drain). Returns what each step did.
+ */
+export async function warmUp(
+  shape: LoadShape,
+  seconds: number,
+  operation: Operation,
+  say: (line: string) => void,
+): Promise<PhaseLoad[]> {
+  say(`warm-up ${seconds} s (closed loop, ${shape.concurrency} clients)`);
+  const steps = [await runClosedLoop(new Recorder('warm-up', 'closed'), shape.concurrency, seconds, operation)];
+  if (shape.rate) {
+    const mode = describeLoad(shape);
+    say(`settling ${seconds} s at the measured load (${mode})`);
+    steps.push(await loadDriver(shape, operation)(new Recorder('settle', mode), seconds));
+  }
+  return steps;
 }
 
 async function settle(operation: Operation): Promise<Outcome> {

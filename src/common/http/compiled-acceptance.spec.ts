@@ -1,6 +1,17 @@
 import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
-import { Equals, IsString, validate, ValidateNested, ValidatorConstraint, Validate } from 'class-validator';
+import { ValidationPipe } from '@nestjs/common';
+import {
+  Allow,
+  Equals,
+  IsDefined,
+  IsOptional,
+  IsString,
+  Validate,
+  validate,
+  ValidateNested,
+  ValidatorConstraint,
+} from 'class-validator';
 import { LoginRequest } from '../../auth/login.dto';
 import { RoleGrantRequest } from '../../auth/roles.controller';
 import { FreezeRequest, LimitOverridesRequest } from '../../limits/limits.dto';
@@ -13,7 +24,7 @@ import { RegisterUserRequest } from '../../users/user.dto';
 import { CreateWebhookRequest } from '../../webhooks/webhook.dto';
 import { JsonNumberText } from '../money/json-body';
 import { acceptanceOf, compilable, type RequestClass } from './compiled-acceptance';
-import { BODY_VALIDATION } from './validation';
+import { BODY_VALIDATION, createValidationPipe } from './validation';
 
 type Body = Record<string, unknown>;
 
@@ -123,6 +134,50 @@ describe('compiled acceptance of request bodies', () => {
       expect(accepted).toBeLessThan(all.length);
     },
   );
+
+  it('decides IsDefined and Allow as class-validator does', async () => {
+    class Marked {
+      @IsDefined() required!: unknown;
+      @IsOptional() @IsDefined() @IsString() optional?: string;
+      @Allow() anything?: unknown;
+    }
+    const bodies: Body[] = [
+      { required: 0 },
+      { required: null },
+      {},
+      { required: 1, optional: null },
+      { required: 1, optional: 5 },
+      { required: 1, optional: 'x', anything: { deep: [1] }, extra: true },
+    ];
+    const verdicts: boolean[] = [];
+    for (const body of bodies) {
+      const expected = await byClassValidator(Marked, body);
+      const actual = byAcceptance(Marked, body);
+      expect({ body, accepted: actual.accepted }).toEqual({ body, accepted: expected.accepted });
+      if (expected.accepted) expect(actual.entity).toEqual(expected.entity);
+      verdicts.push(actual.accepted);
+    }
+    expect(verdicts).toEqual([true, false, false, true, false, true]);
+  });
+
+  it('is what the pipe uses: a passing body never reaches class-validator, a failing one is worded by it', async () => {
+    const pipe = createValidationPipe();
+    const classValidator = jest.spyOn(ValidationPipe.prototype as unknown as { validate: () => unknown }, 'validate');
+    try {
+      const metadata = { type: 'body', metatype: TransferRequest } as const;
+      const valid = { senderUpiId: 'alice@okbank', receiverUpiId: 'bob@okbank', amount: '10', extra: 1 };
+      const accepted = await pipe.transform(valid, metadata);
+      expect(accepted).toBeInstanceOf(TransferRequest);
+      expect(accepted).not.toHaveProperty('extra');
+      expect(classValidator).not.toHaveBeenCalled();
+      await expect(pipe.transform({ ...valid, senderUpiId: 7 }, metadata)).rejects.toMatchObject({
+        extras: { errors: { senderUpiId: 'senderUpiId must be a string' } },
+      });
+      expect(classValidator).toHaveBeenCalledTimes(1);
+    } finally {
+      classValidator.mockRestore();
+    }
+  });
 
   it('leaves a class with per-item or nested rules to class-validator', () => {
     class Inner {
