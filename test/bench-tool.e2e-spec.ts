@@ -2,7 +2,7 @@ import { Histogram, Registry } from 'prom-client';
 import { batchSizesFrom, summariseBatchSizes } from '../scripts/bench/batch-sizes';
 import { loadDriver, Recorder, runOpenLoop, warmUp } from '../scripts/bench/load';
 import { parseCommandLine } from '../scripts/bench/options';
-import { tailFromPgbenchLogs } from '../scripts/bench/pgbench';
+import { findPgbench, PGBENCH_MISSING, tailFromPgbenchLogs } from '../scripts/bench/pgbench';
 import { renderReport } from '../scripts/bench/report-html';
 import { gcFrom, summariseGc } from '../scripts/bench/service-gc';
 
@@ -33,6 +33,12 @@ describe('the bound and the batch sizes', () => {
   it('measures the bound with pgbench by default; the Node-driven TPC-B only on request, as driver overhead', () => {
     expect(parseCommandLine([])).toMatchObject({ options: { boundDurationS: 10, driverTpcbDurationS: 0 } });
     expect(parseCommandLine(['--driver-tpcb', '5'])).toMatchObject({ options: { driverTpcbDurationS: 5 } });
+  });
+
+  it('finds no pgbench where there is none, and then says how to install it', () => {
+    expect(findPgbench({ PATH: '/nonexistent', PGBENCH: '/nonexistent/pgbench' })).toBeUndefined();
+    expect(PGBENCH_MISSING).toContain('apt-get install postgresql-client');
+    expect(PGBENCH_MISSING).toContain('--bound-duration 0');
   });
 
   it("reads the database's own tail at the offered rate from pgbench's per-thread logs, in ms from the scheduled start", () => {

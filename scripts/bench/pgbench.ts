@@ -40,11 +40,11 @@ export interface PgbenchTail {
 }
 
 /** The pgbench binary: $PGBENCH, else the one on PATH; undefined when there is none. */
-export function findPgbench(): string | undefined {
-  const candidates = [process.env.PGBENCH, 'pgbench'].filter((c): c is string => !!c);
+export function findPgbench(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const candidates = [env.PGBENCH, 'pgbench'].filter((c): c is string => !!c);
   for (const candidate of candidates) {
     try {
-      execFileSync(candidate, ['--version'], { stdio: 'ignore' });
+      execFileSync(candidate, ['--version'], { stdio: 'ignore', env });
       return candidate;
     } catch {
       // Not there, or not runnable: try the next one.
