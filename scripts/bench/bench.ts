@@ -82,6 +82,10 @@ async function benchmark(options: BenchOptions): Promise<number> {
     write(
       `service pid ${env.service.pid} at ${env.service.baseUrl}; PostgreSQL pid ${env.postmasterPid ?? 'not visible'}`,
     );
+    if (env.walWarmUp) {
+      const { seconds, ready } = env.walWarmUp;
+      write(`WAL: ${ready} recycled segments ready (as a running database has them), made in ${seconds.toFixed(1)} s`);
+    }
     const seed = await runPhases(run, http, runId);
     const summary = await conclude(run, seed);
     const files = writeResults(options, runId, summary, run.charts);

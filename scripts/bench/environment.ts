@@ -11,6 +11,7 @@ import { findFreePort, REPO_ROOT, ServiceProcess } from '../lib/service-process'
 import type { BenchOptions } from './options';
 import { findPostmasterPid } from './resources';
 import { enablePgStatStatements } from './statements';
+import { recycleWalSegments } from './wal-segments';
 import { startWebhookBench, type WebhookBench } from './webhook-receiver';
 
 /** Everything a run starts (database, optional broker and provider, the built service) and stops. */
@@ -19,6 +20,8 @@ export interface BenchEnvironment {
   service: ServiceProcess;
   postmasterPid?: number;
   pgStatStatements: boolean;
+  /** The embedded server's WAL warm-up (wal-segments.ts); absent on a server of --database-url. */
+  walWarmUp?: { seconds: number; ready: number };
   upiProviderCalls?: () => number;
   /** With --webhook: the receiver that counts what the endpoint was sent. */
   webhooks?: WebhookBench;
@@ -50,6 +53,7 @@ export async function startEnvironment(options: BenchOptions, runId: string): Pr
     const pgStatStatements = await enablePgStatStatements(connect, embedded);
     const probe = await connect();
     const postmasterPid = await findPostmasterPid(probe, embedded && join(scratch, 'db', 'postgres'));
+    const walWarmUp = embedded ? await recycleWalSegments(probe) : undefined;
     await probe.end();
 
     const broker = options.kafka ? { port: String(await findFreePort()), dataDir: join(scratch, 'kafka') } : undefined;
@@ -76,6 +80,7 @@ export async function startEnvironment(options: BenchOptions, runId: string): Pr
       service,
       postmasterPid,
       pgStatStatements,
+      walWarmUp,
       upiProviderCalls: provider?.calls,
       webhooks,
       mode: (options.kafka ? 'kafka' : 'light') + (provider ? ' + UPI provider' : '') + (webhooks ? ' + webhook' : ''),
