@@ -3,6 +3,7 @@ import { batchSizesFrom, summariseBatchSizes } from '../scripts/bench/batch-size
 import { loadDriver, Recorder, runOpenLoop, warmUp } from '../scripts/bench/load';
 import { parseCommandLine } from '../scripts/bench/options';
 import { findPgbench, PGBENCH_MISSING, tailFromPgbenchLogs } from '../scripts/bench/pgbench';
+import { monotonicMs, runSendClock } from '../scripts/bench/send-clock';
 import { renderReport } from '../scripts/bench/report-html';
 import { gcFrom, summariseGc } from '../scripts/bench/service-gc';
 
@@ -121,6 +122,34 @@ describe('the open loop', () => {
     expect(load.latencyMs.max).toBeGreaterThanOrEqual(250);
     // From the actual send, the stall is invisible for every request but the first.
     expect(load.serviceTimeMs!.p50).toBeLessThan(load.latencyMs.p50);
+  });
+});
+
+describe('the send clock', () => {
+  it('gives its start first, then every tick in order, none before its time', async () => {
+    const events: { index?: number; at: number; startMs?: number }[] = [];
+    await runSendClock(
+      0.5,
+      200,
+      (startMs) => events.push({ startMs, at: monotonicMs() }),
+      (index) => events.push({ index, at: monotonicMs() }),
+    );
+    const [start, ...ticks] = events;
+    expect(start.startMs).toBeDefined();
+    expect(ticks.map((tick) => tick.index)).toEqual(Array.from({ length: 200 }, (_, i) => i));
+    const early = ticks.filter((tick) => tick.at < start.startMs! + tick.index! * 0.5);
+    expect(early).toEqual([]);
+  });
+
+  it('ends at once when there is nothing to send', async () => {
+    const ticks: number[] = [];
+    await runSendClock(
+      1,
+      0,
+      () => ticks.push(-1),
+      (index) => ticks.push(index),
+    );
+    expect(ticks).toEqual([]);
   });
 });
 

@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { monotonicMs, runSendClock } from './send-clock';
 
 /** What one operation ended as: `outcome` is the status or the network error, for the status counts. */
 export interface Outcome {
@@ -45,13 +45,18 @@ export class Recorder {
   readonly seconds: SecondBucket[] = [];
   private readonly statuses = new Map<string, number>();
   private readonly kinds = new Map<string, number[]>();
-  private readonly started = performance.now();
+  private started = performance.now();
   private finished?: number;
 
   constructor(
     readonly phase: string,
     readonly mode: string,
   ) {}
+
+  /** The phase starts now, not when it was set up (an open loop's clock takes a moment to start). */
+  startNow(): void {
+    this.started = performance.now();
+  }
 
   record(result: Outcome, latencyMs: number, serviceTimeMs?: number): void {
     const second = this.bucket(Math.floor((performance.now() - this.started) / 1000));
@@ -141,26 +146,28 @@ export async function runClosedLoop(recorder: Recorder, clients: number, seconds
  * Open loop: operation i is due at start + i / rate, whether or not earlier ones have answered.
  * Latency counts from that intended time, so a stall shows up in every request that queued
  * behind it (no coordinated omission); the service time from the actual send is kept as well.
+ * The sends are timed by a clock thread (send-clock.ts), so they go out on time to a fraction
+ * of a millisecond, as pgbench's do.
  */
 export async function runOpenLoop(recorder: Recorder, ratePerS: number, seconds: number, operation: Operation) {
-  const total = Math.round(ratePerS * seconds);
   const intervalMs = 1000 / ratePerS;
-  const start = performance.now();
   const inflight = new Set<Promise<void>>();
-  for (let next = 0; next < total;) {
-    const due = Math.min(total, Math.floor((performance.now() - start) / intervalMs) + 1);
-    for (; next < due; next++) {
-      const intended = start + next * intervalMs;
-      const sent = performance.now();
-      const done = settle(operation).then((result) => {
-        const now = performance.now();
-        recorder.record(result, now - intended, now - sent);
-        inflight.delete(done);
-      });
-      inflight.add(done);
-    }
-    if (next < total) await sleep(Math.max(0, start + next * intervalMs - performance.now()));
-  }
+  let startMs = 0;
+  const send = (index: number) => {
+    const intended = startMs + index * intervalMs;
+    const sent = monotonicMs();
+    const done = settle(operation).then((result) => {
+      const now = monotonicMs();
+      recorder.record(result, now - intended, now - sent);
+      inflight.delete(done);
+    });
+    inflight.add(done);
+  };
+  const started = (start: number) => {
+    startMs = start;
+    recorder.startNow();
+  };
+  await runSendClock(intervalMs, Math.round(ratePerS * seconds), started, send);
   await Promise.all(inflight);
   return recorder.finish();
 }
