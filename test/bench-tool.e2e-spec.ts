@@ -4,6 +4,7 @@ import { loadDriver, Recorder, runOpenLoop, warmUp } from '../scripts/bench/load
 import { parseCommandLine } from '../scripts/bench/options';
 import { findPgbench, PGBENCH_MISSING, tailFromPgbenchLogs } from '../scripts/bench/pgbench';
 import { monotonicMs, runSendClock } from '../scripts/bench/send-clock';
+import { startStallProbe, summariseStalls } from '../scripts/bench/stall-probe';
 import { renderReport } from '../scripts/bench/report-html';
 import { gcFrom, summariseGc } from '../scripts/bench/service-gc';
 
@@ -150,6 +151,35 @@ describe('the send clock', () => {
       (index) => ticks.push(index),
     );
     expect(ticks).toEqual([]);
+  });
+});
+
+describe('the machine stall probe', () => {
+  it('counts the wake-ups 5 ms late or more, and those of 10 ms or more apart', () => {
+    expect(summariseStalls([5.2, 12.34, 30.06, 9.9], true)).toEqual({
+      over10ms: 2,
+      over5ms: 4,
+      longestMs: 30.1,
+      stalledMs: 57,
+      elevated: true,
+    });
+    expect(summariseStalls([], false)).toEqual({
+      over10ms: 0,
+      over5ms: 0,
+      longestMs: 0,
+      stalledMs: 0,
+      elevated: false,
+    });
+  });
+
+  it('runs in a thread of its own until stopped, and says whether it could run ahead of the load', async () => {
+    const probe = startStallProbe();
+    // This thread is busy for 40 ms: the probe, in its own thread, keeps waking on time.
+    for (const until = performance.now() + 40; performance.now() < until;);
+    const stalls = await probe.stop();
+    expect(stalls.over10ms).toBe(0);
+    expect(typeof stalls.elevated).toBe('boolean');
+    expect(stalls.elevated).toBe(process.getuid?.() === 0);
   });
 });
 

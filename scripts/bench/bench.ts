@@ -15,6 +15,7 @@ import { Client } from 'pg';
 import { findLedgerViolations } from '../lib/ledger-invariants';
 
 import { type BenchEnvironment, startEnvironment } from './environment';
+import { startStallProbe } from './stall-probe';
 import { batchSizesFrom, summariseBatchSizes } from './batch-sizes';
 import { HttpDriver } from './http-driver';
 import {
@@ -214,7 +215,9 @@ async function measurePhase(
   const metricsBefore = await scrapeServiceMetrics(run.http);
   const before = await readCounters(run);
   const stopProgress = startProgress(recorder, run.write, () => residentMiB(env.service.pid));
+  const probe = startStallProbe();
   const load = await drive(recorder).finally(stopProgress);
+  const machineStalls = await probe.stop();
   const after = await readCounters(run, before.self);
   const metricsAfter = await scrapeServiceMetrics(run.http);
   const batchSize = summariseBatchSizes(batchSizesFrom(metricsBefore), batchSizesFrom(metricsAfter));
@@ -229,6 +232,7 @@ async function measurePhase(
     serviceRssMiB: residentMiB(env.service.pid),
     batchSize,
     serviceGc,
+    machineStalls,
   });
   // The last bucket holds only the answers that came after the deadline: not a whole second.
   const wholeSeconds = recorder.seconds.slice(0, Math.max(1, Math.floor(recorder.elapsedS)));

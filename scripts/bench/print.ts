@@ -1,5 +1,6 @@
 import { describeShape, type PgbenchTail } from './pgbench';
 import { type BenchSummary, type PhaseResult, TARGETS } from './results';
+import type { MachineStalls } from './stall-probe';
 
 const mark = (ok: boolean) => (ok ? 'meets' : 'MISSES');
 const orNa = (value: number | undefined, unit = '') => (value === undefined ? 'n/a' : `${value}${unit}`);
@@ -61,6 +62,7 @@ function describePhase(phase: PhaseResult): string[] {
         `${minor.collections} scavenges (${minor.pauseMs} ms), incremental marking ${incrementalMs} ms`,
     );
   }
+  if (phase.machineStalls) lines.push(`  machine: ${describeStalls(phase.machineStalls)}`);
   for (const [kind, k] of Object.entries(phase.byKind ?? {})) {
     lines.push(`  ${kind}: ${k.count} reads, p50 ${k.p50}, p95 ${k.p95}, p99 ${k.p99}, max ${k.max} ms`);
   }
@@ -72,6 +74,16 @@ function describePhase(phase: PhaseResult): string[] {
       `${s.transactionsPerOp} commits, ${s.rowWritesPerOp} row writes; service RSS ${orNa(phase.serviceRssMiB === undefined ? undefined : Math.round(phase.serviceRssMiB), ' MiB')}`,
   );
   return lines;
+}
+
+function describeStalls(stalls: MachineStalls): string {
+  const probe = stalls.elevated
+    ? 'a probe thread at nice -20'
+    : 'a probe thread at normal priority (no right to raise it)';
+  return (
+    `${stalls.over10ms} stalls of 10 ms or more, ${stalls.over5ms} of 5 ms or more (longest ${stalls.longestMs} ms, ` +
+    `${stalls.stalledMs} ms in all), seen by ${probe}`
+  );
 }
 
 function describeTargets(summary: BenchSummary): string[] {
@@ -98,6 +110,12 @@ function describeTargets(summary: BenchSummary): string[] {
       `  open loop p99    ${empty.latencyMs.p99} ms at ${summary.options.rate}/s offered (${empty.okPerSecond}/s done): ${mark(empty.latencyMs.p99 <= TARGETS.openLoopP99Ms)} <= ${TARGETS.openLoopP99Ms} ms` +
         (bound?.atRate ? ` (pgbench TPC-B at the same rate: p99 ${bound.atRate.latencyMs.p99} ms)` : ''),
     );
+    const stalls = empty.machineStalls;
+    if (stalls && stalls.over10ms > 0 && empty.latencyMs.p99 > TARGETS.openLoopP99Ms) {
+      lines.push(
+        `                   the machine stopped ${stalls.over10ms} times for 10 ms or more during it (longest ${stalls.longestMs} ms): judge on a quiet machine`,
+      );
+    }
   }
   const pgPerTransfer = empty.cpuMsPerOp.postgres;
   const pgPerTpcb = bound?.cpuMsPerTransaction.postgres;

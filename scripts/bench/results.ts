@@ -4,6 +4,7 @@ import type { PgbenchBound } from './pgbench';
 import type { BenchOptions } from './options';
 import type { SeedResult } from './seed';
 import type { ServiceGcSummary } from './service-gc';
+import type { MachineStalls } from './stall-probe';
 import type { WebhookBenchResult } from './webhook-receiver';
 import type { StatementCounts } from './statements';
 
@@ -19,6 +20,8 @@ export interface PhaseResult extends PhaseLoad {
   batchSize?: BatchSizeSummary;
   /** V8's collections in the service over the phase, from its own metrics. */
   serviceGc?: ServiceGcSummary;
+  /** What a probe thread saw of the machine stopping everything during the phase. */
+  machineStalls?: MachineStalls;
 }
 
 /** results.json */
