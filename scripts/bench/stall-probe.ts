@@ -51,8 +51,11 @@ export function startStallProbe(): { stop(): Promise<MachineStalls> } {
     probe.once('message', resolve);
     probe.once('error', reject);
   });
+  // A phase that fails never stops its probe: it must not keep the bench alive.
+  probe.unref();
   return {
     async stop() {
+      probe.ref();
       Atomics.store(stop, 0, 1);
       Atomics.notify(stop, 0);
       const { lateness, elevated } = await report;
