@@ -7,6 +7,7 @@ import { monotonicMs, runSendClock } from '../scripts/bench/send-clock';
 import { startStallProbe, summariseStalls } from '../scripts/bench/stall-probe';
 import { renderReport } from '../scripts/bench/report-html';
 import { gcFrom, summariseGc } from '../scripts/bench/service-gc';
+import { serviceLatencyFrom, summariseServiceLatency } from '../scripts/bench/service-latency';
 
 describe('the benchmark command line', () => {
   it('answers --help, and reads options with their defaults', () => {
@@ -105,6 +106,33 @@ describe('the bound and the batch sizes', () => {
     });
     expect(gcFrom(undefined)).toBeUndefined();
     expect(gcFrom('# no GC metrics here')).toBeUndefined();
+  });
+
+  it('reads the share of completed transfers the service answered within 10 ms from its own histogram, over a phase', async () => {
+    // The name, label and buckets the service exposes (src/idempotency/idempotency-metrics.ts).
+    const registry = new Registry();
+    const transfers = new Histogram({
+      name: 'payments_transfer_duration_seconds',
+      help: 't',
+      labelNames: ['outcome'],
+      buckets: [0.005, 0.01, 0.025, 0.05],
+      registers: [registry],
+    });
+    transfers.observe({ outcome: '201' }, 0.02);
+    const before = await registry.metrics();
+    // During the phase: 997 completed within 10 ms, 3 slower, and refusals that do not count.
+    for (let i = 0; i < 990; i += 1) transfers.observe({ outcome: '201' }, 0.004);
+    for (let i = 0; i < 7; i += 1) transfers.observe({ outcome: '201' }, 0.01);
+    for (const seconds of [0.011, 0.03, 0.2]) transfers.observe({ outcome: '201' }, seconds);
+    for (let i = 0; i < 50; i += 1) transfers.observe({ outcome: '422' }, 0.03);
+    const after = await registry.metrics();
+
+    expect(summariseServiceLatency(serviceLatencyFrom(before), serviceLatencyFrom(after))).toEqual({
+      transfers: 1000,
+      within10msPercent: 99.7,
+    });
+    expect(summariseServiceLatency(serviceLatencyFrom(after), serviceLatencyFrom(after))).toBeUndefined();
+    expect(serviceLatencyFrom('# no transfer latency here')).toBeUndefined();
   });
 });
 

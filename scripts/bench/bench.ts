@@ -35,6 +35,7 @@ import type { BenchSummary, PhaseResult } from './results';
 import type { ChartedPhase } from './report-html';
 import { waitForOutboxDrain, writeResults } from './output';
 import { gcFrom, summariseGc } from './service-gc';
+import { serviceLatencyFrom, summariseServiceLatency } from './service-latency';
 import { scrapeServiceMetrics } from './service-metrics';
 import { processTreeCpuSeconds, readWal, residentMiB } from './resources';
 import { type SeedResult, seedLarge, seedUpiId } from './seed';
@@ -222,6 +223,7 @@ async function measurePhase(
   const metricsAfter = await scrapeServiceMetrics(run.http);
   const batchSize = summariseBatchSizes(batchSizesFrom(metricsBefore), batchSizesFrom(metricsAfter));
   const serviceGc = summariseGc(gcFrom(metricsBefore), gcFrom(metricsAfter));
+  const serviceLatency = summariseServiceLatency(serviceLatencyFrom(metricsBefore), serviceLatencyFrom(metricsAfter));
   // Backends publish their statistics counters about once a second.
   await sleep(1100);
   const ok = load.operations - load.errors;
@@ -232,6 +234,7 @@ async function measurePhase(
     serviceRssMiB: residentMiB(env.service.pid),
     batchSize,
     serviceGc,
+    serviceLatency,
     machineStalls,
   });
   // The last bucket holds only the answers that came after the deadline: not a whole second.

@@ -4,6 +4,7 @@ import type { PgbenchBound } from './pgbench';
 import type { BenchOptions } from './options';
 import type { SeedResult } from './seed';
 import type { ServiceGcSummary } from './service-gc';
+import type { ServiceLatencySummary } from './service-latency';
 import type { MachineStalls } from './stall-probe';
 import type { WebhookBenchResult } from './webhook-receiver';
 import type { StatementCounts } from './statements';
@@ -20,6 +21,8 @@ export interface PhaseResult extends PhaseLoad {
   batchSize?: BatchSizeSummary;
   /** V8's collections in the service over the phase, from its own metrics. */
   serviceGc?: ServiceGcSummary;
+  /** The completed transfers the service itself answered within 10 ms, by its own histogram. */
+  serviceLatency?: ServiceLatencySummary;
   /** What a probe thread saw of the machine stopping everything during the phase. */
   machineStalls?: MachineStalls;
 }
