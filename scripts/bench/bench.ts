@@ -18,6 +18,7 @@ import { type BenchEnvironment, startEnvironment } from './environment';
 import { startStallProbe } from './stall-probe';
 import { batchSizesFrom, summariseBatchSizes } from './batch-sizes';
 import { HttpDriver } from './http-driver';
+import { LeanHttpClient } from './lean-http';
 import {
   describeLoad,
   loadDriver,
@@ -187,13 +188,18 @@ async function measureTransfersAndReads(
   database: string,
 ): Promise<void> {
   const { options } = run;
-  const transfer = transferOperation(http, users, options.hot, options.hotShare);
-  if (options.warmupS > 0)
-    await warmUp(options, options.warmupS, transfer, (line) => run.write(`${line}, ${database}`));
-  const drive = loadDriver(options, transfer);
-  await measurePhase(run, `transfers, ${database}`, describeLoad(options), (recorder) =>
-    drive(recorder, options.durationS),
-  );
+  const sender = new LeanHttpClient(new URL(run.env.service.baseUrl), options.concurrency);
+  try {
+    const transfer = transferOperation(sender, users, options.hot, options.hotShare);
+    if (options.warmupS > 0)
+      await warmUp(options, options.warmupS, transfer, (line) => run.write(`${line}, ${database}`));
+    const drive = loadDriver(options, transfer);
+    await measurePhase(run, `transfers, ${database}`, describeLoad(options), (recorder) =>
+      drive(recorder, options.durationS),
+    );
+  } finally {
+    sender.close();
+  }
   if (options.reads) {
     const reads = readOperation(http, readers);
     await measurePhase(run, `history reads, ${database}`, `closed loop, ${options.concurrency} clients`, (recorder) =>

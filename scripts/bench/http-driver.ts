@@ -5,7 +5,10 @@ export interface HttpResult {
   body: string;
 }
 
-/** Plain node:http with keep-alive: the cheapest client, so the load generator steals little CPU. */
+/** What sends a request and reads its whole answer: HttpDriver, or LeanHttpClient for the timed transfers. */
+export type HttpSender = Pick<HttpDriver, 'send'>;
+
+/** Plain node:http with keep-alive, for what the bench sends besides the timed transfers (lean-http.ts). */
 export class HttpDriver {
   private readonly agent: Agent;
 
