@@ -1,3 +1,4 @@
+import { getPriority, setPriority } from 'node:os';
 import { Histogram, Registry } from 'prom-client';
 import { batchSizesFrom, summariseBatchSizes } from '../scripts/bench/batch-sizes';
 import { loadDriver, Recorder, runOpenLoop, warmUp } from '../scripts/bench/load';
@@ -182,6 +183,18 @@ describe('the send clock', () => {
   });
 });
 
+/** Whether this thread may take nice -20 (root, or CAP_SYS_NICE); it goes back to where it was. */
+function mayRaisePriority(): boolean {
+  const before = getPriority();
+  try {
+    setPriority(-20);
+    setPriority(before);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 describe('the machine stall probe', () => {
   it('counts the wake-ups 5 ms late or more, and those of 10 ms or more apart', () => {
     expect(summariseStalls([5.2, 12.34, 30.06, 9.9], true)).toEqual({
@@ -202,12 +215,13 @@ describe('the machine stall probe', () => {
 
   it('runs in a thread of its own until stopped, and says whether it could run ahead of the load', async () => {
     const probe = startStallProbe();
-    // This thread is busy for 40 ms: the probe, in its own thread, keeps waking on time.
+    // This thread is busy for 40 ms: a probe in it would see one stall of about 40 ms. (The
+    // machine itself may still stop the probe for a few milliseconds: the bound leaves room.)
     for (const until = performance.now() + 40; performance.now() < until;);
     const stalls = await probe.stop();
-    expect(stalls.over10ms).toBe(0);
-    expect(typeof stalls.elevated).toBe('boolean');
-    expect(stalls.elevated).toBe(process.getuid?.() === 0);
+    expect(stalls.longestMs).toBeLessThan(30);
+    // It runs at nice -20 exactly where a thread of this process may raise itself there.
+    expect(stalls.elevated).toBe(mayRaisePriority());
   });
 });
 
