@@ -6,7 +6,9 @@ import { parseCommandLine } from '../scripts/bench/options';
 import { findPgbench, PGBENCH_MISSING, tailFromPgbenchLogs } from '../scripts/bench/pgbench';
 import { monotonicMs, runSendClock } from '../scripts/bench/send-clock';
 import { startStallProbe, summariseStalls } from '../scripts/bench/stall-probe';
+import { printSummary } from '../scripts/bench/print';
 import { renderReport } from '../scripts/bench/report-html';
+import type { BenchSummary, PhaseResult } from '../scripts/bench/results';
 import { gcFrom, summariseGc } from '../scripts/bench/service-gc';
 import { serviceLatencyFrom, summariseServiceLatency } from '../scripts/bench/service-latency';
 
@@ -222,6 +224,68 @@ describe('the machine stall probe', () => {
     expect(stalls.longestMs).toBeLessThan(30);
     // It runs at nice -20 exactly where a thread of this process may raise itself there.
     expect(stalls.elevated).toBe(mayRaisePriority());
+  });
+});
+
+describe('the summary of an open-loop run', () => {
+  const openLoopRun = (p99: number, over10ms: number): BenchSummary => {
+    const latencyMs = { p50: 4, p95: 7, p99, max: 40 };
+    const phase: PhaseResult = {
+      phase: 'transfers, empty database',
+      mode: 'open loop at 1000/s',
+      elapsedS: 20,
+      operations: 20_000,
+      okPerSecond: 1000,
+      errors: 0,
+      statuses: { '201': 20_000 },
+      latencyMs,
+      serviceTimeMs: latencyMs,
+      cpuMsPerOp: { loadGenerator: 0.18 },
+      cpuCoresBusy: {},
+      walBytesPerOp: 4600,
+      statements: { method: 'test', transactionsPerOp: 0.5, rowWritesPerOp: 8 },
+      serviceLatency: { transfers: 20_000, within10msPercent: 99.6 },
+      machineStalls: {
+        over10ms,
+        over5ms: over10ms,
+        longestMs: over10ms ? 31 : 0,
+        stalledMs: 31 * over10ms,
+        elevated: true,
+      },
+    };
+    return {
+      date: '2026-11-25',
+      mode: 'light',
+      options: { rate: 1000 } as BenchSummary['options'],
+      phases: [phase],
+      serviceNodeOptions: '',
+      loadAverage1m: 1,
+      invariantViolations: [],
+    };
+  };
+  const printed = (summary: BenchSummary) => {
+    const log = jest.spyOn(console, 'log').mockImplementation(() => undefined);
+    try {
+      printSummary(summary, { json: 'results.json', html: 'report.html' });
+      return log.mock.calls.map((call) => String(call[0])).join('\n');
+    } finally {
+      log.mockRestore();
+    }
+  };
+
+  it("puts the service's own share within 10 ms and the machine's stalls beside a p99 that misses", () => {
+    const text = printed(openLoopRun(12.4, 2));
+    expect(text).toContain('open loop p99    12.4 ms at 1000/s offered (1000/s done): MISSES <= 10 ms');
+    expect(text).toContain('inside the service 99.6% of completed transfers within 10 ms');
+    expect(text).toContain('the machine stopped 2 times for 10 ms or more during it (longest 31 ms)');
+    expect(text).toContain(
+      'machine: 2 stalls of 10 ms or more, 2 of 5 ms or more (longest 31 ms, 62 ms in all), seen by a probe thread at nice -20',
+    );
+  });
+
+  it('does not blame the machine for a p99 that meets the target, nor a miss it did not stop for', () => {
+    expect(printed(openLoopRun(9.8, 2))).not.toContain('the machine stopped');
+    expect(printed(openLoopRun(12.4, 0))).not.toContain('the machine stopped');
   });
 });
 
