@@ -11,6 +11,7 @@ import { renderReport } from '../scripts/bench/report-html';
 import type { BenchSummary, PhaseResult } from '../scripts/bench/results';
 import { gcFrom, summariseGc } from '../scripts/bench/service-gc';
 import { serviceLatencyFrom, summariseServiceLatency } from '../scripts/bench/service-latency';
+import { readDirtyKiB, startWritebackWatch, summariseWriteback } from '../scripts/bench/writeback';
 
 describe('the benchmark command line', () => {
   it('answers --help, and reads options with their defaults', () => {
@@ -227,8 +228,45 @@ describe('the machine stall probe', () => {
   });
 });
 
+describe('the kernel writeback watch', () => {
+  it('reads the dirty page cache from /proc/meminfo, and nothing from a text without it', () => {
+    expect(readDirtyKiB('MemTotal:       24000000 kB\nDirty:            119808 kB\nWriteback:           0 kB\n')).toBe(
+      119808,
+    );
+    expect(readDirtyKiB('MemTotal:       24000000 kB\n')).toBeUndefined();
+  });
+
+  it('counts the falls of 32 MiB or more between two samples as bursts of writeback', () => {
+    const mib = (values: number[]) => values.map((value) => value * 1024);
+    // Growing by 0.3 MiB a sample, then written back at once twice (110 and 40 MiB); a fall of
+    // 31 MiB is not a burst.
+    expect(summariseWriteback(mib([70, 70.3, 110, 0, 1, 41, 1, 32, 1]))).toEqual({
+      peakDirtyMiB: 110,
+      bursts: 2,
+      largestBurstMiB: 110,
+    });
+    expect(summariseWriteback(mib([5, 6, 7]))).toEqual({ peakDirtyMiB: 7, bursts: 0, largestBurstMiB: 0 });
+  });
+
+  it('samples this machine while a phase runs, where there is a /proc/meminfo', async () => {
+    const watch = startWritebackWatch();
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const writeback = watch.stop();
+    if (readDirtyKiB() === undefined) {
+      expect(writeback).toBeUndefined();
+    } else {
+      expect(writeback).toEqual({
+        peakDirtyMiB: expect.any(Number),
+        bursts: expect.any(Number),
+        largestBurstMiB: expect.any(Number),
+      });
+      expect(writeback!.peakDirtyMiB).toBeGreaterThanOrEqual(0);
+    }
+  });
+});
+
 describe('the summary of an open-loop run', () => {
-  const openLoopRun = (p99: number, over10ms: number): BenchSummary => {
+  const openLoopRun = (p99: number, over10ms: number, writebackBursts = 0): BenchSummary => {
     const latencyMs = { p50: 4, p95: 7, p99, max: 40 };
     const phase: PhaseResult = {
       phase: 'transfers, empty database',
@@ -252,6 +290,7 @@ describe('the summary of an open-loop run', () => {
         stalledMs: 31 * over10ms,
         elevated: true,
       },
+      writeback: { peakDirtyMiB: 117, bursts: writebackBursts, largestBurstMiB: writebackBursts ? 117 : 0 },
     };
     return {
       date: '2026-11-25',
@@ -286,6 +325,18 @@ describe('the summary of an open-loop run', () => {
   it('does not blame the machine for a p99 that meets the target, nor a miss it did not stop for', () => {
     expect(printed(openLoopRun(9.8, 2))).not.toContain('the machine stopped');
     expect(printed(openLoopRun(12.4, 0))).not.toContain('the machine stopped');
+  });
+
+  it("puts the kernel's bursts of writeback beside a p99 that misses, and not beside one that meets", () => {
+    const text = printed(openLoopRun(12.4, 0, 2));
+    expect(text).toContain(
+      'the kernel wrote 2 bursts of dirty pages back during it (largest 117 MiB), and the commits waited for each',
+    );
+    expect(text).toContain(
+      'kernel writeback: dirty page cache peaked at 117 MiB; 2 bursts of 32 MiB or more written back at once (largest 117 MiB)',
+    );
+    expect(printed(openLoopRun(9.8, 0, 2))).not.toContain('the kernel wrote');
+    expect(printed(openLoopRun(12.4, 0, 0))).not.toContain('the kernel wrote');
   });
 });
 

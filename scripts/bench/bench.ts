@@ -16,6 +16,7 @@ import { findLedgerViolations } from '../lib/ledger-invariants';
 
 import { type BenchEnvironment, startEnvironment } from './environment';
 import { startStallProbe } from './stall-probe';
+import { startWritebackWatch } from './writeback';
 import { batchSizesFrom, summariseBatchSizes } from './batch-sizes';
 import { HttpDriver } from './http-driver';
 import { LeanHttpClient } from './lean-http';
@@ -223,7 +224,9 @@ async function measurePhase(
   const before = await readCounters(run);
   const stopProgress = startProgress(recorder, run.write, () => residentMiB(env.service.pid));
   const probe = startStallProbe();
+  const writebackWatch = startWritebackWatch();
   const load = await drive(recorder).finally(stopProgress);
+  const writeback = writebackWatch.stop();
   const machineStalls = await probe.stop();
   const after = await readCounters(run, before.self);
   const metricsAfter = await scrapeServiceMetrics(run.http);
@@ -242,6 +245,7 @@ async function measurePhase(
     serviceGc,
     serviceLatency,
     machineStalls,
+    writeback,
   });
   // The last bucket holds only the answers that came after the deadline: not a whole second.
   const wholeSeconds = recorder.seconds.slice(0, Math.max(1, Math.floor(recorder.elapsedS)));

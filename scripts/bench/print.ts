@@ -1,6 +1,7 @@
 import { describeShape, type PgbenchTail } from './pgbench';
 import { type BenchSummary, type PhaseResult, TARGETS } from './results';
 import type { MachineStalls } from './stall-probe';
+import type { Writeback } from './writeback';
 
 const mark = (ok: boolean) => (ok ? 'meets' : 'MISSES');
 const orNa = (value: number | undefined, unit = '') => (value === undefined ? 'n/a' : `${value}${unit}`);
@@ -68,6 +69,7 @@ function describePhase(phase: PhaseResult): string[] {
     );
   }
   if (phase.machineStalls) lines.push(`  machine: ${describeStalls(phase.machineStalls)}`);
+  if (phase.writeback) lines.push(`  kernel writeback: ${describeWriteback(phase.writeback)}`);
   for (const [kind, k] of Object.entries(phase.byKind ?? {})) {
     lines.push(`  ${kind}: ${k.count} reads, p50 ${k.p50}, p95 ${k.p95}, p99 ${k.p99}, max ${k.max} ms`);
   }
@@ -88,6 +90,13 @@ function describeStalls(stalls: MachineStalls): string {
   return (
     `${stalls.over10ms} stalls of 10 ms or more, ${stalls.over5ms} of 5 ms or more (longest ${stalls.longestMs} ms, ` +
     `${stalls.stalledMs} ms in all), seen by ${probe}`
+  );
+}
+
+function describeWriteback(writeback: Writeback): string {
+  return (
+    `dirty page cache peaked at ${writeback.peakDirtyMiB} MiB; ${writeback.bursts} bursts of 32 MiB or more written ` +
+    `back at once (largest ${writeback.largestBurstMiB} MiB), each a wait for the commits behind it`
   );
 }
 
@@ -124,6 +133,12 @@ function describeTargets(summary: BenchSummary): string[] {
     if (stalls && stalls.over10ms > 0 && empty.latencyMs.p99 > TARGETS.openLoopP99Ms) {
       lines.push(
         `                   the machine stopped ${stalls.over10ms} times for 10 ms or more during it (longest ${stalls.longestMs} ms): judge on a quiet machine`,
+      );
+    }
+    const writeback = empty.writeback;
+    if (writeback && writeback.bursts > 0 && empty.latencyMs.p99 > TARGETS.openLoopP99Ms) {
+      lines.push(
+        `                   the kernel wrote ${writeback.bursts} bursts of dirty pages back during it (largest ${writeback.largestBurstMiB} MiB), and the commits waited for each`,
       );
     }
   }

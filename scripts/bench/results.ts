@@ -7,6 +7,7 @@ import type { ServiceGcSummary } from './service-gc';
 import type { ServiceLatencySummary } from './service-latency';
 import type { MachineStalls } from './stall-probe';
 import type { WebhookBenchResult } from './webhook-receiver';
+import type { Writeback } from './writeback';
 import type { StatementCounts } from './statements';
 
 /** One measured phase: its load figures and what each successful operation cost. */
@@ -25,6 +26,8 @@ export interface PhaseResult extends PhaseLoad {
   serviceLatency?: ServiceLatencySummary;
   /** What a probe thread saw of the machine stopping everything during the phase. */
   machineStalls?: MachineStalls;
+  /** The kernel writing the page cache back in bursts during the phase (Linux). */
+  writeback?: Writeback;
 }
 
 /** results.json */
