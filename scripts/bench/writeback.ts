@@ -20,10 +20,12 @@ export interface Writeback {
  * this project's machines (docs/decisions.md, eighth diagnosis). Watching the dirty page cache
  * shows those bursts beside a phase's tail, as the stall probe shows the machine stopping.
  */
-export function startWritebackWatch(): { stop(): Writeback | undefined } {
+export function startWritebackWatch(readDirty: () => number | undefined = readDirtyKiB): {
+  stop(): Writeback | undefined;
+} {
   const samples: number[] = [];
   const sample = () => {
-    const dirty = readDirtyKiB();
+    const dirty = readDirty();
     if (dirty !== undefined) samples.push(dirty);
   };
   sample();
