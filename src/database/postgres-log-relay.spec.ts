@@ -70,6 +70,14 @@ describe('PostgresLogRelay', () => {
     expect(lines.map((line) => line.level)).toEqual(['verbose', 'error']);
   });
 
+  it('keeps an autovacuum worker that finds its database dropped out of the error log, not a client naming a missing one', () => {
+    const { lines, logger } = recordingLogger();
+    const relay = new PostgresLogRelay(logger);
+    relay.take('2026-11-25 05:03:47.201 UTC [21285] FATAL:  database 32989 does not exist\n');
+    relay.take('2026-11-25 05:03:47.305 UTC [21290] FATAL:  database "payments" does not exist\n');
+    expect(lines.map((line) => line.level)).toEqual(['verbose', 'error']);
+  });
+
   it('keeps the refusals of connections tried while the server starts (a pool reconnecting) out of the error log', () => {
     const { lines, logger } = recordingLogger();
     const relay = new PostgresLogRelay(logger);

@@ -8,6 +8,10 @@ const SEVERE = /\b(FATAL|PANIC):/;
 // An autovacuum worker says the same when a DROP DATABASE or a shutdown cancels it: work that will
 // simply be redone. An exit that was not asked for is still reported, with these lines, by reportTail.
 const SHUTDOWN_NOTICE = /FATAL:\s+terminating (connection|autovacuum process) due to administrator command$/;
+// An autovacuum worker is told a database's OID; when a DROP DATABASE lands between the launcher's
+// choice and the worker's start, the worker finds no such database and exits, and nothing is lost.
+// A client names its database, so its refusal ('database "name" does not exist') is still reported.
+const DROPPED_BEFORE_AUTOVACUUM = /FATAL:\s+database \d+ does not exist$/;
 // A connection tried while the server starts (a pool reconnecting during a restart): the start is the news.
 const STARTING_UP = /FATAL:\s+the database system is starting up$/;
 const FAILED_LOGIN = /FATAL:\s+password authentication failed for user "([^"]*)"/;
@@ -77,7 +81,7 @@ export class PostgresLogRelay {
   }
 
   private consequence(line: string): boolean {
-    return SHUTDOWN_NOTICE.test(line) || STARTING_UP.test(line);
+    return SHUTDOWN_NOTICE.test(line) || STARTING_UP.test(line) || DROPPED_BEFORE_AUTOVACUUM.test(line);
   }
 
   private expectedFailedLogin(line: string): boolean {
