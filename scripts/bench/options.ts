@@ -38,7 +38,9 @@ Load
   --warmup S          closed-loop warm-up seconds before measuring (default 5); with --rate,
                       as many seconds again at that rate before the measurement
   --concurrency N     clients in closed loop, connections in open loop (default 32)
-  --users N           users registered over HTTP (default 400)
+  --users N           users registered over HTTP (default 1000); senders take turns, so each
+                      sends throughput/N per second, which must stay under the service's
+                      per-user limit (RATE_LIMIT_PER_SECOND, 10): 400 users met 429s at 3,800/s
   --hot N             hot receivers (default 5)
   --hot-share F       share of transfers sent to a hot receiver, 0..1 (default 0.2)
   --rate N            open loop: offer N transfers/s at fixed times; latency counts from the
@@ -91,7 +93,7 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
         duration: { type: 'string', default: '30' },
         warmup: { type: 'string', default: '5' },
         concurrency: { type: 'string', default: '32' },
-        users: { type: 'string', default: '400' },
+        users: { type: 'string', default: '1000' },
         hot: { type: 'string', default: '5' },
         'hot-share': { type: 'string', default: '0.2' },
         rate: { type: 'string' },
