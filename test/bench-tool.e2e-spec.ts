@@ -3,7 +3,7 @@ import { Histogram, Registry } from 'prom-client';
 import { batchSizesFrom, summariseBatchSizes } from '../scripts/bench/batch-sizes';
 import { loadDriver, Recorder, runOpenLoop, warmUp } from '../scripts/bench/load';
 import { parseCommandLine } from '../scripts/bench/options';
-import { findPgbench, PGBENCH_MISSING, tailFromPgbenchLogs } from '../scripts/bench/pgbench';
+import { findPgbench, PGBENCH_MISSING, PGBENCH_SHAPE, tailFromPgbenchLogs } from '../scripts/bench/pgbench';
 import { monotonicMs, runSendClock } from '../scripts/bench/send-clock';
 import { startStallProbe, summariseStalls } from '../scripts/bench/stall-probe';
 import { printSummary } from '../scripts/bench/print';
@@ -12,6 +12,8 @@ import type { BenchSummary, PhaseResult } from '../scripts/bench/results';
 import { gcFrom, summariseGc } from '../scripts/bench/service-gc';
 import { serviceLatencyFrom, summariseServiceLatency } from '../scripts/bench/service-latency';
 import { readDirtyKiB, startWritebackWatch, summariseWriteback } from '../scripts/bench/writeback';
+import { loadConfig } from '../src/config/app-config';
+import { makeTempDir, removeTempDir } from './support/temp-dir';
 
 describe('the benchmark command line', () => {
   it('answers --help, and reads options with their defaults', () => {
@@ -21,6 +23,17 @@ describe('the benchmark command line', () => {
       kind: 'run',
       options: { durationS: 5, rate: 1000, concurrency: 32, seedLarge: true, reads: true, readDurationS: 5 },
     });
+  });
+
+  it('rotates the senders over enough users by default that none reaches the per-user limit at 4,000 transfers/s', () => {
+    const parsed = parseCommandLine([]) as { options: { users: number } };
+    const dataDir = makeTempDir('bench-config');
+    try {
+      const limit = loadConfig({ DATA_DIR: dataDir, JWT_SECRET: 'a-test-secret-that-is-32-bytes-long!!' }).rateLimitPerSecond;
+      expect(4000 / parsed.options.users).toBeLessThanOrEqual(limit / 2);
+    } finally {
+      removeTempDir(dataDir);
+    }
   });
 
   it.each([
@@ -322,6 +335,34 @@ describe('the summary of an open-loop run', () => {
   it('does not blame the machine for a p99 that meets the target, nor a miss it did not stop for', () => {
     expect(printed(openLoopRun(9.8, 2))).not.toContain('the machine stopped');
     expect(printed(openLoopRun(12.4, 0))).not.toContain('the machine stopped');
+  });
+
+  const withBound = (summary: BenchSummary, atRateCpuMs?: number): BenchSummary => ({
+    ...summary,
+    phases: [{ ...summary.phases[0], cpuMsPerOp: { postgres: 0.6, loadGenerator: 0.18 } }],
+    bound: {
+      tool: 'pgbench (PostgreSQL) 18',
+      shape: PGBENCH_SHAPE,
+      durationS: 10,
+      transactions: 50_000,
+      tps: 5000,
+      cpuMsPerTransaction: { postgres: 0.25 },
+      walBytesPerTransaction: 700,
+      atRate: {
+        rate: 1000,
+        transactions: 10_000,
+        latencyMs: { p50: 1, p95: 2, p99: 3, max: 9 },
+        postgresCpuMsPerTransaction: atRateCpuMs,
+      },
+    },
+  });
+
+  it("holds PostgreSQL's CPU per transfer in open loop to pgbench's at the same rate, not to its full-load cost", () => {
+    const text = printed(withBound(openLoopRun(9.8, 0), 0.7));
+    expect(text).toContain('PostgreSQL CPU   0.6 ms per transfer vs 0.7 ms per pgbench transaction at the same rate (1000/s): meets below');
+    expect(text).toContain('from the scheduled start; PostgreSQL CPU 0.7 ms per transaction');
+    expect(printed(withBound(openLoopRun(9.8, 0), 0.5))).toContain('at the same rate (1000/s): MISSES below');
+    expect(printed(withBound(openLoopRun(9.8, 0)))).not.toContain('PostgreSQL CPU   ');
   });
 
   it("puts the kernel's bursts of writeback beside a p99 that misses, and not beside one that meets", () => {

@@ -37,6 +37,8 @@ export interface PgbenchTail {
   rate: number;
   transactions: number;
   latencyMs: LatencySummary;
+  /** PostgreSQL's CPU per transaction at that rate, where commits are not shared as at full load. */
+  postgresCpuMsPerTransaction?: number;
 }
 
 /** The pgbench binary: $PGBENCH, else the one on PATH; undefined when there is none. */
@@ -122,7 +124,10 @@ export async function measurePgbench(
     const perTransaction = (seconds?: number) =>
       seconds === undefined ? undefined : Math.round((seconds * 1e6) / transactions) / 1000;
     const latency = /latency average = ([\d.]+) ms/.exec(stdout)?.[1];
-    const atRate = rate === undefined ? undefined : await measureTail(rate, durationS, load, write);
+    const atRate =
+      rate === undefined
+        ? undefined
+        : await measureTail(rate, durationS, load, write, () => processTreeCpuSeconds(postmasterPid));
     return {
       tool: (await run(pgbench, ['--version'])).stdout.trim(),
       shape: PGBENCH_SHAPE,
@@ -148,13 +153,19 @@ async function measureTail(
   durationS: number,
   load: (seconds: number, extra: string[]) => Promise<unknown>,
   write: (line: string) => void,
+  postgresCpuSeconds: () => number | undefined,
 ): Promise<PgbenchTail> {
   write(`pgbench: measuring TPC-B at ${rate}/s for ${durationS} s (the database's own tail at the offered rate)`);
   const logs = mkdtempSync(join(tmpdir(), 'bench-pgbench-'));
   try {
+    const cpuBefore = postgresCpuSeconds();
     await load(durationS, ['-R', String(rate), '-l', '--log-prefix', join(logs, 'tail')]);
+    const cpu = delta(cpuBefore, postgresCpuSeconds());
     const texts = readdirSync(logs).map((name) => readFileSync(join(logs, name), 'utf8'));
-    return { rate, ...tailFromPgbenchLogs(texts) };
+    const tail = tailFromPgbenchLogs(texts);
+    const postgresCpuMsPerTransaction =
+      cpu === undefined ? undefined : Math.round((cpu * 1e6) / tail.transactions) / 1000;
+    return { rate, ...tail, postgresCpuMsPerTransaction };
   } finally {
     rmSync(logs, { recursive: true, force: true });
   }
