@@ -29,7 +29,10 @@ describe('the benchmark command line', () => {
     const parsed = parseCommandLine([]) as { options: { users: number } };
     const dataDir = makeTempDir('bench-config');
     try {
-      const limit = loadConfig({ DATA_DIR: dataDir, JWT_SECRET: 'a-test-secret-that-is-32-bytes-long!!' }).rateLimitPerSecond;
+      const limit = loadConfig({
+        DATA_DIR: dataDir,
+        JWT_SECRET: 'a-test-secret-that-is-32-bytes-long!!',
+      }).rateLimitPerSecond;
       expect(4000 / parsed.options.users).toBeLessThanOrEqual(limit / 2);
     } finally {
       removeTempDir(dataDir);
@@ -359,7 +362,9 @@ describe('the summary of an open-loop run', () => {
 
   it("holds PostgreSQL's CPU per transfer in open loop to pgbench's at the same rate, not to its full-load cost", () => {
     const text = printed(withBound(openLoopRun(9.8, 0), 0.7));
-    expect(text).toContain('PostgreSQL CPU   0.6 ms per transfer vs 0.7 ms per pgbench transaction at the same rate (1000/s): meets below');
+    expect(text).toContain(
+      'PostgreSQL CPU   0.6 ms per transfer vs 0.7 ms per pgbench transaction at the same rate (1000/s): meets below',
+    );
     expect(text).toContain('from the scheduled start; PostgreSQL CPU 0.7 ms per transaction');
     expect(printed(withBound(openLoopRun(9.8, 0), 0.5))).toContain('at the same rate (1000/s): MISSES below');
     expect(printed(withBound(openLoopRun(9.8, 0)))).not.toContain('PostgreSQL CPU   ');
