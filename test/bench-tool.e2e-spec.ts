@@ -370,10 +370,17 @@ describe('the summary of an open-loop run', () => {
     expect(printed(withBound(openLoopRun(9.8, 0)))).not.toContain('PostgreSQL CPU   ');
   });
 
+  it("holds it to pgbench's full-load cost in closed loop, where the at-rate figure does not apply", () => {
+    const closedLoop = { ...withBound(openLoopRun(9.8, 0), 0.7), options: {} as BenchSummary['options'] };
+    expect(printed(closedLoop)).toContain(
+      'PostgreSQL CPU   0.6 ms per transfer vs 0.25 ms per pgbench transaction: MISSES below',
+    );
+  });
+
   it("puts the kernel's bursts of writeback beside a p99 that misses, and not beside one that meets", () => {
     const text = printed(openLoopRun(12.4, 0, 2));
     expect(text).toContain(
-      'the kernel wrote 2 bursts of dirty pages back during it (largest 117 MiB), and the commits waited for each',
+      'the kernel wrote 2 bursts of dirty pages back during it (largest 117 MiB); a commit that comes during one waits for it',
     );
     expect(text).toContain(
       'kernel writeback: dirty page cache peaked at 117 MiB; 2 bursts of 32 MiB or more written back at once (largest 117 MiB)',

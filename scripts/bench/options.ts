@@ -40,7 +40,7 @@ Load
   --concurrency N     clients in closed loop, connections in open loop (default 32)
   --users N           users registered over HTTP (default 1000); senders take turns, so each
                       sends throughput/N per second, which must stay under the service's
-                      per-user limit (RATE_LIMIT_PER_SECOND, 10): 400 users met 429s at 3,800/s
+                      per-user limit (RATE_LIMIT_PER_SECOND, default 10)
   --hot N             hot receivers (default 5)
   --hot-share F       share of transfers sent to a hot receiver, 0..1 (default 0.2)
   --rate N            open loop: offer N transfers/s at fixed times; latency counts from the

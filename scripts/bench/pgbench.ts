@@ -37,7 +37,7 @@ export interface PgbenchTail {
   rate: number;
   transactions: number;
   latencyMs: LatencySummary;
-  /** PostgreSQL's CPU per transaction at that rate, where commits are not shared as at full load. */
+  /** PostgreSQL's CPU per transaction during the throttled run: what the open loop's CPU per transfer is held to. */
   postgresCpuMsPerTransaction?: number;
 }
 
@@ -121,8 +121,7 @@ export async function measurePgbench(
     const transactions = Number(/number of transactions actually processed: (\d+)/.exec(stdout)?.[1] ?? NaN);
     const tps = Number(/tps = ([\d.]+) \(without initial connection time\)/.exec(stdout)?.[1] ?? NaN);
     if (!Number.isFinite(transactions) || !Number.isFinite(tps)) throw new Error(`pgbench said:\n${stdout}`);
-    const perTransaction = (seconds?: number) =>
-      seconds === undefined ? undefined : Math.round((seconds * 1e6) / transactions) / 1000;
+    const perTransaction = (seconds?: number) => msPerTransaction(seconds, transactions);
     const latency = /latency average = ([\d.]+) ms/.exec(stdout)?.[1];
     const atRate =
       rate === undefined
@@ -160,12 +159,10 @@ async function measureTail(
   try {
     const cpuBefore = postgresCpuSeconds();
     await load(durationS, ['-R', String(rate), '-l', '--log-prefix', join(logs, 'tail')]);
-    const cpu = delta(cpuBefore, postgresCpuSeconds());
+    const cpuSeconds = delta(cpuBefore, postgresCpuSeconds());
     const texts = readdirSync(logs).map((name) => readFileSync(join(logs, name), 'utf8'));
     const tail = tailFromPgbenchLogs(texts);
-    const postgresCpuMsPerTransaction =
-      cpu === undefined ? undefined : Math.round((cpu * 1e6) / tail.transactions) / 1000;
-    return { rate, ...tail, postgresCpuMsPerTransaction };
+    return { rate, ...tail, postgresCpuMsPerTransaction: msPerTransaction(cpuSeconds, tail.transactions) };
   } finally {
     rmSync(logs, { recursive: true, force: true });
   }
@@ -190,6 +187,11 @@ export function tailFromPgbenchLogs(texts: string[]): Omit<PgbenchTail, 'rate'> 
 export function describeShape(): string {
   const s = PGBENCH_SHAPE;
   return `scale ${s.scale}, ${s.clients} clients, ${s.threads} threads, -M ${s.protocol}`;
+}
+
+/** CPU seconds spread over transactions, in ms each, to the microsecond. */
+function msPerTransaction(seconds: number | undefined, transactions: number): number | undefined {
+  return seconds === undefined ? undefined : Math.round((seconds * 1e6) / transactions) / 1000;
 }
 
 function delta(before?: number, after?: number): number | undefined {

@@ -139,7 +139,7 @@ function describeTargets(summary: BenchSummary): string[] {
     const writeback = empty.writeback;
     if (missed && writeback && writeback.bursts > 0) {
       lines.push(
-        `                   the kernel wrote ${writeback.bursts} bursts of dirty pages back during it (largest ${writeback.largestBurstMiB} MiB), and the commits waited for each`,
+        `                   the kernel wrote ${writeback.bursts} bursts of dirty pages back during it (largest ${writeback.largestBurstMiB} MiB); a commit that comes during one waits for it`,
       );
     }
   }

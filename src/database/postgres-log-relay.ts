@@ -14,6 +14,8 @@ const SHUTDOWN_NOTICE = /FATAL:\s+terminating (connection|autovacuum process) du
 const DROPPED_BEFORE_AUTOVACUUM = /FATAL:\s+database \d+ does not exist$/;
 // A connection tried while the server starts (a pool reconnecting during a restart): the start is the news.
 const STARTING_UP = /FATAL:\s+the database system is starting up$/;
+/** FATALs that follow from something asked for, not causes: logged at verbose. */
+const CONSEQUENCES = [SHUTDOWN_NOTICE, DROPPED_BEFORE_AUTOVACUUM, STARTING_UP];
 const FAILED_LOGIN = /FATAL:\s+password authentication failed for user "([^"]*)"/;
 
 /**
@@ -81,7 +83,7 @@ export class PostgresLogRelay {
   }
 
   private consequence(line: string): boolean {
-    return SHUTDOWN_NOTICE.test(line) || STARTING_UP.test(line) || DROPPED_BEFORE_AUTOVACUUM.test(line);
+    return CONSEQUENCES.some((pattern) => pattern.test(line));
   }
 
   private expectedFailedLogin(line: string): boolean {
