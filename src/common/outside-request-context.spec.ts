@@ -49,7 +49,7 @@ describe('outsideRequestContext', () => {
     expect(await storeOutlivesRequest(() => limit.consume('203.0.113.9'))).toBe(false);
   });
 
-  it("TransferRateLimiter's per-user timer does not keep the calling request's context", async () => {
+  it("TransferRateLimiter does not keep the calling request's context", async () => {
     const config = { rateLimitPerSecond: 5, rateLimitStore: 'memory' } as AppConfig;
     const limiter = new TransferRateLimiter(config, { inc: () => undefined } as unknown as Counter, {} as Pool);
     expect(await storeOutlivesRequest(() => limiter.consume('alice@upi'))).toBe(false);

@@ -1,15 +1,11 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import type { Pool } from 'pg';
 import type { Counter } from 'prom-client';
-import {
-  RateLimiterMemory,
-  RateLimiterPostgres,
-  RateLimiterRes,
-  type RateLimiterAbstract,
-} from 'rate-limiter-flexible';
+import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-code';
+import { FixedWindowCounter } from '../common/fixed-window-counter';
 import { outsideRequestContext } from '../common/outside-request-context';
 import { AppConfig } from '../config/app-config';
 import { PG_POOL } from '../database/pg-pool';
@@ -20,14 +16,14 @@ const RATE_LIMIT_TABLE = 'transfer_rate_limits';
 
 /**
  * RATE_LIMIT_PER_SECOND transfers per second per user. With RATE_LIMIT_STORE=memory (the
- * default) the counters are per process, so N instances allow up to N times the limit; with
- * RATE_LIMIT_STORE=postgres one atomic upsert per request on the service's pool counts across
- * every instance on the database.
+ * default) the counters are per process (src/common/fixed-window-counter.ts), so N instances allow
+ * up to N times the limit; with RATE_LIMIT_STORE=postgres one atomic upsert per request on the
+ * service's pool (rate-limiter-flexible) counts across every instance on the database.
  */
 @Injectable()
-export class TransferRateLimiter {
-  private readonly limiter: RateLimiterAbstract;
-  private readonly consumePoint: (key: string) => Promise<RateLimiterRes>;
+export class TransferRateLimiter implements OnModuleDestroy {
+  private readonly allows: (key: string) => Promise<boolean>;
+  private readonly memory?: FixedWindowCounter;
   rejected = 0;
 
   constructor(
@@ -35,34 +31,51 @@ export class TransferRateLimiter {
     @InjectMetric(RATE_LIMIT_REJECTIONS) private readonly rejections: Counter,
     @Inject(PG_POOL) pool: Pool,
   ) {
-    const options = { points: config.rateLimitPerSecond, duration: 1 };
-    this.limiter =
-      config.rateLimitStore === 'postgres'
-        ? new RateLimiterPostgres({
-            ...options,
-            storeClient: pool,
-            storeType: 'pool',
-            tableName: RATE_LIMIT_TABLE,
-            tableCreated: true,
-            keyPrefix: 'transfer',
-          })
-        : new RateLimiterMemory(options);
-    this.consumePoint = outsideRequestContext((key: string) => this.limiter.consume(key));
-  }
-
-  /** A database error (not a RateLimiterRes) propagates: the request fails as any database failure does. */
-  async consume(upiId: string): Promise<void> {
-    try {
-      await this.consumePoint(upiId.toLowerCase());
-    } catch (error) {
-      if (!(error instanceof RateLimiterRes)) throw error;
-      this.rejected += 1;
-      this.rejections.inc();
-      throw new ApiError(
-        ErrorCode.RateLimitExceeded,
-        `Too many transfers: the limit is ${this.config.rateLimitPerSecond} requests per second per user`,
-        { headers: { 'Retry-After': '1' } },
-      );
+    if (config.rateLimitStore === 'postgres') {
+      this.allows = postgresAllowance(config.rateLimitPerSecond, pool);
+    } else {
+      const memory = new FixedWindowCounter(1000);
+      this.memory = memory;
+      this.allows = async (key) => memory.hit(key) <= config.rateLimitPerSecond;
     }
   }
+
+  /** A database error propagates: the request fails as any database failure does. */
+  async consume(upiId: string): Promise<void> {
+    if (await this.allows(upiId.toLowerCase())) return;
+    this.rejected += 1;
+    this.rejections.inc();
+    throw new ApiError(
+      ErrorCode.RateLimitExceeded,
+      `Too many transfers: the limit is ${this.config.rateLimitPerSecond} requests per second per user`,
+      { headers: { 'Retry-After': '1' } },
+    );
+  }
+
+  onModuleDestroy(): void {
+    this.memory?.close();
+  }
+}
+
+/** Whether one more transfer fits the key's second, counted in PostgreSQL for every instance. */
+function postgresAllowance(perSecond: number, pool: Pool): (key: string) => Promise<boolean> {
+  const limiter = new RateLimiterPostgres({
+    points: perSecond,
+    duration: 1,
+    storeClient: pool,
+    storeType: 'pool',
+    tableName: RATE_LIMIT_TABLE,
+    tableCreated: true,
+    keyPrefix: 'transfer',
+  });
+  const consume = outsideRequestContext((key: string) => limiter.consume(key));
+  return async (key) => {
+    try {
+      await consume(key);
+      return true;
+    } catch (error) {
+      if (error instanceof RateLimiterRes) return false;
+      throw error;
+    }
+  };
 }
