@@ -6,9 +6,9 @@ const FORGET_AFTER_WINDOWS = 10;
  * the last one ended (as rate-limiter-flexible's memory store counts). The store keeps one entry
  * per key and reuses it from window to window; one sweep, every ten windows, forgets the keys idle
  * that long. rate-limiter-flexible's memory store makes a new record and arms a timer per key and
- * window instead: at 1,000 senders a second, those live one window, outlast two scavenges, and
- * filled a third of the service's old space, so a full collection came every 45 s at 1,000
- * transfers/s (docs/decisions.md, "The service's full collection decides a window").
+ * window instead: with a user's transfers a second apart, each lives one window, outlasts two
+ * scavenges and ends in the old space. At 1,000 transfers/s that brought a full collection every
+ * 45 s; without it, none came in the 85 s after one (docs/decisions.md, tenth diagnosis).
  */
 export class FixedWindowCounter {
   private readonly entries = new Map<string, { startedAt: number; hits: number }>();
