@@ -37,11 +37,12 @@ export class FixedWindowCounter {
     return entry.hits;
   }
 
-  /** Keys counted now (for tests and for the sweep's own check). */
+  /** How many keys the counter holds. */
   get size(): number {
     return this.entries.size;
   }
 
+  /** Drops the keys without a hit for ten windows; the sweep calls it. */
   forgetIdle(): void {
     const now = this.now();
     for (const [key, entry] of this.entries) {
