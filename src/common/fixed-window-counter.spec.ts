@@ -38,6 +38,15 @@ describe('FixedWindowCounter', () => {
     expect(counter.hit('bob')).toBe(1);
   });
 
+  it('says how long the current window has left, for a Retry-After', () => {
+    expect(counter.msBeforeNext('alice')).toBe(0);
+    counter.hit('alice');
+    clock += 400;
+    expect(counter.msBeforeNext('alice')).toBe(600);
+    clock += 600;
+    expect(counter.msBeforeNext('alice')).toBe(0);
+  });
+
   it('counts refused hits too, so a client that keeps trying stays over until its window ends', () => {
     for (let i = 0; i < 15; i += 1) counter.hit('alice');
     clock += 500;

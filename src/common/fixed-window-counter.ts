@@ -3,7 +3,8 @@ const FORGET_AFTER_WINDOWS = 10;
 
 /**
  * Hits per key over fixed windows of `windowMs`, each window starting at the key's first hit after
- * the last one ended (as rate-limiter-flexible's memory store counts). The store keeps one entry
+ * the last one ended (as rate-limiter-flexible's memory store counts): the service's in-memory rate
+ * limits (per user for transfers, per address for logins and registrations). The store keeps one entry
  * per key and reuses it from window to window; one sweep, every ten windows, forgets the keys idle
  * that long. rate-limiter-flexible's memory store makes a new record and arms a timer per key and
  * window instead: with a user's transfers a second apart, each lives one window, outlasts two
@@ -35,6 +36,12 @@ export class FixedWindowCounter {
     }
     entry.hits += 1;
     return entry.hits;
+  }
+
+  /** Milliseconds until `key`'s current window ends; 0 once it has ended or for a key never hit. */
+  msBeforeNext(key: string): number {
+    const entry = this.entries.get(key);
+    return entry === undefined ? 0 : Math.max(0, entry.startedAt + this.windowMs - this.now());
   }
 
   /** How many keys the counter holds. */

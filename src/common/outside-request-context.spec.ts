@@ -44,7 +44,7 @@ describe('outsideRequestContext', () => {
     expect(await storeOutlivesRequest(() => limiter.consume('203.0.113.9'))).toBe(true);
   });
 
-  it("AddressRateLimit's per-key timer does not keep the calling request's context", async () => {
+  it("AddressRateLimit does not keep the calling request's context", async () => {
     const limit = new AddressRateLimit(5, 'logins');
     expect(await storeOutlivesRequest(() => limit.consume('203.0.113.9'))).toBe(false);
   });

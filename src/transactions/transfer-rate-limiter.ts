@@ -22,7 +22,8 @@ const RATE_LIMIT_TABLE = 'transfer_rate_limits';
  */
 @Injectable()
 export class TransferRateLimiter implements OnModuleDestroy {
-  private readonly allows: (key: string) => Promise<boolean>;
+  /** The memory store answers at once; the Postgres store after its upsert. */
+  private readonly allows: (key: string) => boolean | Promise<boolean>;
   private readonly memory?: FixedWindowCounter;
   rejected = 0;
 
@@ -36,7 +37,7 @@ export class TransferRateLimiter implements OnModuleDestroy {
     } else {
       const memory = new FixedWindowCounter(1000);
       this.memory = memory;
-      this.allows = async (key) => memory.hit(key) <= config.rateLimitPerSecond;
+      this.allows = (key) => memory.hit(key) <= config.rateLimitPerSecond;
     }
   }
 
