@@ -19,7 +19,7 @@ import {
 const START_GRACE_MS = 5_000;
 
 /** What the receiver reads of a failed run, whatever the sender's problem was. */
-export const RECEIVER_RUN_PROBLEM = { slug: 'payment-not-completed', detail: 'The payment could not be completed' };
+const RECEIVER_RUN_PROBLEM = { slug: 'payment-not-completed', detail: 'The payment could not be completed' };
 
 /** 422 limit-exceeded for one instruction too many; it frees up when one is cancelled or completes, not at a time. */
 function scheduledTransfersLimitExceeded(max: number, live: number): ApiError {
