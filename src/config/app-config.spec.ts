@@ -45,6 +45,7 @@ describe('loadConfig', () => {
         aiTimeoutMs: 3000,
         errorsBaseUrl: 'https://errors.payments.local',
         logLevel: 'info',
+        scheduledTransfersMaxPerUser: 100,
       }),
     );
     expect([...config.adminUpiIds]).toEqual([]);
@@ -75,6 +76,8 @@ describe('loadConfig', () => {
     ['AI_BASE_URL', 'ftp://model'],
     ['LOG_LEVEL', 'loud'],
     ['JWT_SECRET', 'short'],
+    ['SCHEDULED_TRANSFERS_MAX_PER_USER', '0'],
+    ['SCHEDULED_TRANSFERS_MAX_PER_USER', 'many'],
   ])('refuses %s=%j with a message naming the variable', (name, value) => {
     const problems = problemsOf({ [name]: value });
     expect(problems).toHaveLength(1);

@@ -80,6 +80,9 @@ export class AppConfig {
   readonly transferDailyCountMax: number | undefined;
   readonly newUserPeriodHours: number;
   readonly newUserAmountMax: string | undefined;
+  // Scheduled transfers (README "Scheduled transfers").
+  /** Live (ACTIVE or PAUSED) standing instructions one sender may have. */
+  readonly scheduledTransfersMaxPerUser: number;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -164,6 +167,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     databaseAllowPrivileged: reader.boolean('DATABASE_ALLOW_PRIVILEGED', false),
     transferBatchMaxSize: reader.integer('TRANSFER_BATCH_MAX_SIZE', 64, 1, 1000),
     transferBatchesInFlight: reader.integer('TRANSFER_BATCHES_IN_FLIGHT', 1, 1, 100),
+    scheduledTransfersMaxPerUser: reader.integer('SCHEDULED_TRANSFERS_MAX_PER_USER', 100, 1, 100_000),
     ...limitsConfig(reader, env, problems),
   };
   // DATA_DIR matters only when it holds something: the embedded database or the generated JWT secret.

@@ -124,7 +124,9 @@ export class ScheduledTransferRunResponse {
       type: 'https://errors.payments.local/insufficient-balance',
       detail: 'Available balance 10.0000 is less than the required amount 15000.0000',
     },
-    description: 'FAILED only: what the transfer answered',
+    description:
+      'FAILED only: what the transfer answered, as the sender reads it. The receiver reads ' +
+      '{"type": "<errors base>/payment-not-completed", "detail": "The payment could not be completed"} instead',
   })
   problem: RunProblem | null;
 

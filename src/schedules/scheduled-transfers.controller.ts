@@ -32,13 +32,26 @@ export class ScheduledTransfersController {
   @ApiOperation({
     summary: 'Schedule a transfer from the caller: once, daily, weekly or monthly',
     description:
-      'Each occurrence runs once, as an ordinary transfer with every transfer rule, under an Idempotency-Key ' +
-      'derived from the instruction and its due time. Repeats keep the local time of startAt in BUSINESS_TIME_ZONE; ' +
-      'a monthly run on a day the month lacks runs on its last day.',
+      'Each occurrence runs once, as an ordinary transfer with every transfer rule but the per-second rate limit ' +
+      "(that one guards the API's own calls), under an Idempotency-Key of the service's own namespace that no client " +
+      'key can take. Repeats keep the local time of startAt in BUSINESS_TIME_ZONE; a monthly run on a day the month ' +
+      'lacks runs on its last day. A sender may have at most SCHEDULED_TRANSFERS_MAX_PER_USER (default 100) active ' +
+      'or paused instructions; one more is refused with 422 limit-exceeded, its `limit` member ' +
+      '`{"name": "scheduled-transfers", "max", "used", "remaining": 0, "resetsAt": null}` (a slot frees when an ' +
+      'instruction is cancelled or completes), and nothing is written.',
   })
   @ApiBody({ type: CreateScheduledTransferRequest })
   @ApiCreatedResponse({ type: ScheduledTransferResponse })
-  @ApiProblems(ErrorCode.InvalidRequest, ErrorCode.SelfTransfer, 401, ErrorCode.UserNotFound, 415, 422, 503)
+  @ApiProblems(
+    ErrorCode.InvalidRequest,
+    ErrorCode.SelfTransfer,
+    401,
+    ErrorCode.UserNotFound,
+    415,
+    422,
+    ErrorCode.LimitExceeded,
+    503,
+  )
   async create(
     @Body() request: CreateScheduledTransferRequest,
     @CurrentUser() caller: AuthenticatedUser,
@@ -62,8 +75,10 @@ export class ScheduledTransfersController {
   @ApiOperation({
     summary: "A scheduled transfer's runs, newest first (its sender or receiver)",
     description:
-      'COMPLETED names its transaction; FAILED carries the problem the transfer answered, and is not retried; ' +
-      'MISSED: the service was down for 24 hours or more past the due time, and nothing moved.',
+      'COMPLETED names its transaction; FAILED carries the problem the transfer answered (to the sender; the ' +
+      'receiver reads only payment-not-completed, "The payment could not be completed", never the sender\'s ' +
+      'balance, freeze or limits), and is not retried; MISSED: the service was down for 24 hours or more past the ' +
+      'due time, and nothing moved.',
   })
   @ApiParam(REFERENCE)
   @ApiOkResponse({ type: [ScheduledTransferRunResponse] })

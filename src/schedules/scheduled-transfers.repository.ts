@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Pool, PoolClient } from 'pg';
+import { inTransaction } from '../database/in-transaction';
 import { PG_POOL } from '../database/pg-pool';
 import type { Frequency } from './occurrences';
 
@@ -22,6 +23,8 @@ export interface InstructionRow {
   occurrences: number;
   createdAt: Date;
 }
+
+export type NewInstruction = Omit<InstructionRow, 'id' | 'status' | 'occurrences' | 'createdAt'>;
 
 export interface RunRow {
   dueAt: Date;
@@ -53,10 +56,36 @@ const COLUMNS = columns();
 export class ScheduledTransfersRepository {
   constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
 
-  async insert(
-    instruction: Omit<InstructionRow, 'id' | 'status' | 'occurrences' | 'createdAt'>,
-  ): Promise<InstructionRow> {
-    const { rows } = await this.pool.query<InstructionRow>(
+  /**
+   * Inserts the instruction unless its sender already has `max` live ones (ACTIVE or PAUSED): then
+   * `created` is null. One sender's creations queue on a transaction-scoped advisory lock, so
+   * concurrent requests never pass the cap together; money movements never take it.
+   */
+  async insertWithinCap(
+    instruction: NewInstruction,
+    max: number,
+  ): Promise<{ created: InstructionRow | null; live: number }> {
+    return inTransaction(this.pool, async (client) => {
+      await client.query(`SELECT pg_advisory_xact_lock(hashtext('scheduled_transfers'), hashtext(lower($1)))`, [
+        instruction.senderUpiId,
+      ]);
+      const live = await this.liveCount(client, instruction.senderUpiId);
+      if (live >= max) return { created: null, live };
+      return { created: await this.insert(client, instruction), live: live + 1 };
+    });
+  }
+
+  private async liveCount(client: PoolClient, senderUpiId: string): Promise<number> {
+    const { rows } = await client.query<{ live: number }>(
+      `SELECT count(*)::int AS live FROM scheduled_transfers
+       WHERE lower(sender_upi_id) = lower($1) AND status IN ('ACTIVE', 'PAUSED')`,
+      [senderUpiId],
+    );
+    return rows[0].live;
+  }
+
+  private async insert(client: PoolClient, instruction: NewInstruction): Promise<InstructionRow> {
+    const { rows } = await client.query<InstructionRow>(
       `INSERT INTO scheduled_transfers (reference_id, sender_upi_id, receiver_upi_id, amount, note, frequency,
          start_at, end_at, max_occurrences, next_run_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${COLUMNS}`,
@@ -156,13 +185,17 @@ export class ScheduledTransfersRepository {
     return rows[0] ?? null;
   }
 
-  /** True when a transfer already holds an outcome under this key: running it again is a replay. */
-  async hasOutcome(ownerUpiId: string, idempotencyKey: string): Promise<boolean> {
-    const { rowCount } = await this.pool.query(
-      `SELECT 1 FROM idempotency_keys WHERE owner_upi_id = $1 AND idempotency_key = $2 AND status IN ('SUCCESS', 'FAILED')`,
-      [ownerUpiId.toLowerCase(), idempotencyKey],
+  /**
+   * The transaction a run completed under `idempotencyKey`, if the stored outcome is the runner's own
+   * (its `instance` is the runs path, which no client request has).
+   */
+  async completedRunTransfer(ownerUpiId: string, idempotencyKey: string, instance: string): Promise<string | null> {
+    const { rows } = await this.pool.query<{ referenceId: string }>(
+      `SELECT outcome->'data'->>'referenceId' AS "referenceId" FROM idempotency_keys
+       WHERE owner_upi_id = $1 AND idempotency_key = $2 AND status = 'SUCCESS' AND outcome->>'instance' = $3`,
+      [ownerUpiId.toLowerCase(), idempotencyKey, instance],
     );
-    return (rowCount ?? 0) > 0;
+    return rows[0]?.referenceId ?? null;
   }
 
   /** Records one occurrence and moves the instruction on, in the claim's transaction. */

@@ -18,13 +18,33 @@ import {
 /** How far in the past a startAt may be and still mean "now": the time the request took to arrive. */
 const START_GRACE_MS = 5_000;
 
+/** What the receiver reads of a failed run, whatever the sender's problem was. */
+const RECEIVER_RUN_PROBLEM = { slug: 'payment-not-completed', detail: 'The payment could not be completed' };
+
+/** 422 limit-exceeded for one instruction too many; it frees up when one is cancelled or completes, not at a time. */
+function scheduledTransfersLimitExceeded(max: number, live: number): ApiError {
+  return new ApiError(
+    ErrorCode.LimitExceeded,
+    `You already have ${live} active or paused scheduled transfers, the most allowed (${max}); ` +
+      'cancel one before scheduling another',
+    { members: { limit: { name: 'scheduled-transfers', max, used: live, remaining: 0, resetsAt: null } } },
+  );
+}
+
 /** Standing instructions as their sender manages them; the runs themselves are ScheduledTransferRunner's. */
 @Injectable()
 export class ScheduledTransfersService {
+  private readonly receiverProblem: Pick<RunRow, 'problemType' | 'problemDetail'>;
+
   constructor(
     private readonly repository: ScheduledTransfersRepository,
     private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.receiverProblem = {
+      problemType: `${config.errorsBaseUrl}/${RECEIVER_RUN_PROBLEM.slug}`,
+      problemDetail: RECEIVER_RUN_PROBLEM.detail,
+    };
+  }
 
   async create(caller: AuthenticatedUser, request: CreateScheduledTransferRequest): Promise<InstructionRow> {
     const zone = this.config.businessTimeZone;
@@ -41,18 +61,24 @@ export class ScheduledTransfersService {
     }
     const receiverUpiId = await this.repository.registeredUpiId(request.receiverUpiId);
     if (!receiverUpiId) throw new ApiError(ErrorCode.UserNotFound, `No user with UPI ID ${request.receiverUpiId}`);
-    return this.repository.insert({
-      referenceId: randomUUID(),
-      senderUpiId: caller.upiId,
-      receiverUpiId,
-      amount: formatMoney(request.amount),
-      note: request.note ?? null,
-      frequency: request.frequency,
-      startAt: startAt!,
-      endAt,
-      maxOccurrences: request.maxOccurrences ?? null,
-      nextRunAt: startAt!,
-    });
+    const max = this.config.scheduledTransfersMaxPerUser;
+    const { created, live } = await this.repository.insertWithinCap(
+      {
+        referenceId: randomUUID(),
+        senderUpiId: caller.upiId,
+        receiverUpiId,
+        amount: formatMoney(request.amount),
+        note: request.note ?? null,
+        frequency: request.frequency,
+        startAt: startAt!,
+        endAt,
+        maxOccurrences: request.maxOccurrences ?? null,
+        nextRunAt: startAt!,
+      },
+      max,
+    );
+    if (!created) throw scheduledTransfersLimitExceeded(max, live);
+    return created;
   }
 
   /** The sender and the receiver may read an instruction; anyone else gets 403, unknown 404. */
@@ -64,9 +90,12 @@ export class ScheduledTransfersService {
     return instruction;
   }
 
+  /** The sender sees why a run failed; the receiver only that it did (the sender's balance, freeze and limits are theirs). */
   async runs(caller: AuthenticatedUser, referenceId: string): Promise<RunRow[]> {
     const instruction = await this.get(caller, referenceId);
-    return this.repository.runs(instruction.id);
+    const runs = await this.repository.runs(instruction.id);
+    if (isSameUpiId(instruction.senderUpiId, caller.upiId)) return runs;
+    return runs.map((run) => (run.problemType === null ? run : { ...run, ...this.receiverProblem }));
   }
 
   async listForUser(caller: AuthenticatedUser, userReferenceId: string): Promise<InstructionRow[]> {

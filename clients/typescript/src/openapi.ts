@@ -606,7 +606,7 @@ export interface paths {
     put?: never;
     /**
      * Schedule a transfer from the caller: once, daily, weekly or monthly
-     * @description Each occurrence runs once, as an ordinary transfer with every transfer rule, under an Idempotency-Key derived from the instruction and its due time. Repeats keep the local time of startAt in BUSINESS_TIME_ZONE; a monthly run on a day the month lacks runs on its last day.
+     * @description Each occurrence runs once, as an ordinary transfer with every transfer rule but the per-second rate limit (that one guards the API's own calls), under an Idempotency-Key of the service's own namespace that no client key can take. Repeats keep the local time of startAt in BUSINESS_TIME_ZONE; a monthly run on a day the month lacks runs on its last day. A sender may have at most SCHEDULED_TRANSFERS_MAX_PER_USER (default 100) active or paused instructions; one more is refused with 422 limit-exceeded, its `limit` member `{"name": "scheduled-transfers", "max", "used", "remaining": 0, "resetsAt": null}` (a slot frees when an instruction is cancelled or completes), and nothing is written.
      */
     post: operations['ScheduledTransfersController_create'];
     delete?: never;
@@ -641,7 +641,7 @@ export interface paths {
     };
     /**
      * A scheduled transfer's runs, newest first (its sender or receiver)
-     * @description COMPLETED names its transaction; FAILED carries the problem the transfer answered, and is not retried; MISSED: the service was down for 24 hours or more past the due time, and nothing moved.
+     * @description COMPLETED names its transaction; FAILED carries the problem the transfer answered (to the sender; the receiver reads only payment-not-completed, "The payment could not be completed", never the sender's balance, freeze or limits), and is not retried; MISSED: the service was down for 24 hours or more past the due time, and nothing moved.
      */
     get: operations['ScheduledTransfersController_runs'];
     put?: never;
@@ -1531,7 +1531,7 @@ export interface components {
       /** Format: uuid */
       transactionReferenceId: string | null;
       /**
-       * @description FAILED only: what the transfer answered
+       * @description FAILED only: what the transfer answered, as the sender reads it. The receiver reads {"type": "<errors base>/payment-not-completed", "detail": "The payment could not be completed"} instead
        * @example {
        *       "type": "https://errors.payments.local/insufficient-balance",
        *       "detail": "Available balance 10.0000 is less than the required amount 15000.0000"
@@ -5760,7 +5760,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDetail'];
         };
       };
-      /** @description Validation Failed */
+      /** @description Validation Failed; Limit Exceeded */
       422: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */

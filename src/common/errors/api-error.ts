@@ -8,7 +8,12 @@ export class ApiError extends Error {
   constructor(
     readonly code: ErrorCode,
     readonly detail: string,
-    readonly extras: { errors?: Record<string, string>; headers?: Record<string, string> } = {},
+    readonly extras: {
+      errors?: Record<string, string>;
+      headers?: Record<string, string>;
+      /** The problem's own members after the standard ones (limit-exceeded's `limit`). */
+      members?: Record<string, unknown>;
+    } = {},
   ) {
     super(detail);
   }

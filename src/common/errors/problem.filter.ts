@@ -121,13 +121,20 @@ export function instanceOf(request: FastifyRequest): string {
   return request.url.split('?')[0];
 }
 
-export function buildProblem(errorsBaseUrl: string, error: ApiError, request: FastifyRequest): ProblemBody {
+export function buildProblem(
+  errorsBaseUrl: string,
+  error: ApiError,
+  request: FastifyRequest,
+): ProblemBody & Record<string, unknown> {
   const occurrence = {
     instance: instanceOf(request),
     timestamp: new Date().toISOString(),
     requestId: String(request.id),
   };
-  return problemBody(errorsBaseUrl, error.code, error.detail, occurrence, error.extras.errors);
+  return {
+    ...problemBody(errorsBaseUrl, error.code, error.detail, occurrence, error.extras.errors),
+    ...error.extras.members,
+  };
 }
 
 function httpStatusOf(exception: unknown): number | undefined {
