@@ -10,7 +10,7 @@ import { expectProblem } from './support/problem';
 import { startTestApp, type TestApp } from './support/test-app';
 import { waitUntil } from './support/wait';
 
-// The README's bound (the copy is refreshed every second, never trusted past this), plus a request.
+// The documented bound (docs/security.md, "Admin grants": the copy is refreshed every second, never trusted past this), plus a request.
 const BOUND_MS = GRANTS_MAX_STALENESS_MS + 2000;
 
 /** Issue 18, item 2: ROLE_ADMIN is granted on an existing account and checked on every request. */

@@ -9,7 +9,7 @@ import { startTestApp, type TestApp } from './support/test-app';
 const CLIENT_SCHEMA = join(__dirname, '..', 'clients', 'typescript', 'src', 'openapi.ts');
 const TITLES = ERROR_DESCRIPTORS as Record<string, { status: number; title: string }>;
 
-/** Every operation of the spec, with the error statuses it lists (plus those docs/decisions.md adds). */
+/** Every operation of the spec, with the error statuses it lists (plus those docs/decisions/0002-where-the-interface-is-silent.md adds). */
 const SPEC_OPERATIONS: [method: string, path: string, errors: number[]][] = [
   ['post', '/api/v1/auth/login', [401, 422]],
   ['post', '/api/v1/users', [409, 422]],

@@ -9,7 +9,7 @@ const examples = documentedExamples(REPO_ROOT);
 /**
  * Every shell example of README.md and docs/ runs, in document order, against one fresh instance
  * (its own empty database), and answers what it documents. The convention is in
- * test/support/doc-examples.ts and in the README's Tests section.
+ * test/support/doc-examples.ts and in docs/testing.md ("Shell examples are tests").
  */
 describe('the documented shell examples', () => {
   let t: TestApp;

@@ -10,10 +10,12 @@ const SRC_FOLDERS = readdirSync(join(REPO, 'src'), { withFileTypes: true })
   .map((entry) => entry.name)
   .sort();
 
-/** The folders the README's Layout lists under src/: its indented `name/` lines. */
-function readmeLayoutFolders(): string[] {
-  const readme = read('README.md');
-  const section = readme.slice(readme.indexOf('\n## Layout\n'), readme.indexOf('\n## Tests\n'));
+/** The folders the Layout of docs/architecture.md lists under src/: its indented `name/` lines. */
+function layoutFolders(): string[] {
+  const architecture = read('docs/architecture.md');
+  const start = architecture.indexOf('\n## Layout\n');
+  const end = architecture.indexOf('\n## ', start + 1);
+  const section = architecture.slice(start, end < 0 ? undefined : end);
   const block = /```\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
   return [...block.matchAll(/^ {2}([a-z][a-z0-9-]*)\/ /gm)].map((match) => match[1]).sort();
 }
@@ -23,8 +25,8 @@ describe('the layout documentation matches src/', () => {
     expect(SRC_FOLDERS).toEqual(expect.arrayContaining(['database', 'ledger', 'transactions', 'users']));
   });
 
-  it("the README's Layout lists every folder of src/, and none that is gone", () => {
-    expect(readmeLayoutFolders()).toEqual(SRC_FOLDERS);
+  it("docs/architecture.md's Layout lists every folder of src/, and none that is gone", () => {
+    expect(layoutFolders()).toEqual(SRC_FOLDERS);
   });
 
   it('docs/architecture.md names every folder of src/, and none that is gone', () => {

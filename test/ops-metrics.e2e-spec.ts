@@ -69,8 +69,8 @@ describe('integrity and runtime metrics', () => {
   });
 });
 
-/** The README's metrics table (Operating it) against a real scrape: every metric named, with every label it lists. */
-describe("the README's metrics table", () => {
+/** The metrics table of docs/operations.md against a real scrape: every metric named, with every label it lists. */
+describe('the metrics table of docs/operations.md', () => {
   let t: TestApp;
   let provider: FakeUpiProvider;
   beforeAll(async () => {
@@ -102,8 +102,11 @@ describe("the README's metrics table", () => {
         .filter((line) => new RegExp(`^${metric}(_bucket|_count|_sum)?[{ ]`).test(line))
         .flatMap((line) => [...line.matchAll(/([a-zA-Z_]+)="([^"]*)"/g)].flatMap(([, name, value]) => [name, value]));
 
-    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
-    const table = readme.slice(readme.indexOf('| Metric '), readme.indexOf('\n\n', readme.indexOf('| Metric ')));
+    const operations = readFileSync(join(REPO_ROOT, 'docs', 'operations.md'), 'utf8');
+    const table = operations.slice(
+      operations.indexOf('| Metric '),
+      operations.indexOf('\n\n', operations.indexOf('| Metric ')),
+    );
     const rows = table.split('\n').slice(2);
     expect(rows.length).toBeGreaterThan(8);
     const problems: string[] = [];

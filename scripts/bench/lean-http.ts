@@ -16,7 +16,7 @@ const HEAD_END = '\r\n\r\n';
  * read by its Content-Length. The load generator runs on the machine it measures, so its own cost
  * shows in the service's latency: node:http spent 0.26-0.28 ms of CPU per request at 1,000/s
  * (undici's pool as much) against 0.17 ms here, and sent each request's head and body as two
- * writes, which the service then read as two (docs/decisions.md, seventh diagnosis). Everything
+ * writes, which the service then read as two (docs/decisions/0014-the-benchmark-measures-the-service.md). Everything
  * else the bench sends (sign-ups, logins, reads, metrics) goes through node:http (HttpDriver).
  * An answer without a Content-Length (a chunked one) fails its request: this client is for the
  * transfer endpoint's JSON answers only.

@@ -17,7 +17,7 @@ export interface Writeback {
  * PostgreSQL extends a table by writing zero-filled pages through the page cache, where they stay
  * dirty until the kernel's expiry (30 s by default) and then go to the disk together. A commit's
  * WAL fdatasync that comes during such a burst waits for it: 45-50 ms at 1,000 transfers/s on
- * this project's machines (docs/decisions.md, eighth diagnosis). Watching the dirty page cache
+ * this project's machines (docs/decisions/0013-the-tail-at-1000-transfers-per-second.md). Watching the dirty page cache
  * shows those bursts beside a phase's tail, as the stall probe shows the machine stopping.
  */
 export function startWritebackWatch(readDirty: () => number | undefined = readDirtyKiB): {

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
- * The Node version check that runs before anything else: `npm ci`/`npm install` (preinstall, so
- * before `prepare` compiles) and `npm start` (before the build), on whatever Node the machine has.
+ * The Node version check that runs before anything is built, on whatever Node the machine has:
+ * `npm ci`/`npm install` (preinstall: npm runs it once the dependencies are installed, before
+ * `prepare` compiles) and `npm start` (before the build).
  * Plain CommonJS with no dependencies and no newer syntax, so that even an old Node runs it and
  * prints what to do instead of `tsc: not found` or a bare EBADENGINE.
  * src/boot/node-guard.ts guards the built entry the same way (test/node-guard.e2e-spec.ts keeps

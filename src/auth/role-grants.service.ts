@@ -6,7 +6,7 @@ import { inTransaction } from '../database/in-transaction';
 import { PG_POOL } from '../database/pg-pool';
 import { recordAdminAction } from '../limits/admin-actions';
 
-/** How often each instance reads the grants made elsewhere (the README's bound for a revocation). */
+/** How often each instance reads the grants made elsewhere (the bound for a revocation in docs/security.md, "Admin grants"). */
 export const GRANTS_REFRESH_MS = 1000;
 /** Past this age the copy is not trusted: each caller's grant is then read from PostgreSQL. */
 export const GRANTS_MAX_STALENESS_MS = 5000;

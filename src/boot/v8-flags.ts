@@ -9,7 +9,7 @@ import { setFlagsFromString } from 'node:v8';
  * space. Under the benchmark's full load about half the runs fell into a state of 30-42 full
  * collections in 20 s instead of 4-7 (the old space filling about ten times faster), with up to
  * 0.2 ms more service CPU per transfer and the throughput ratio at 0.36-0.51. With this flag none
- * of 13 runs did (docs/decisions.md, "Pretenuring and the state of frequent full collections").
+ * of 13 runs did (docs/decisions/0012-v8-heap-settings-and-flags.md).
  *
  * --heap-growing-percent=60: after a full collection V8 lets the old space grow to 1.6 times what
  * stayed live before it collects again. Under --max-old-space-size=256 it would choose its minimum,
@@ -17,8 +17,7 @@ import { setFlagsFromString } from 'node:v8';
  * 40-80 ms (its marking beside the database on two cores), one or two in every 15 s at 1,000
  * transfers/s. 1.6 halves them for about 20 MiB more RSS at the peak; 2 kept them out of a 15 s
  * window but took history reads under 32 clients to 286-295 MiB, too near the 300 MiB target.
- * The heap's ceiling (--max-old-space-size) is unchanged (docs/decisions.md, "Fewer full
- * collections: the old space's growing factor").
+ * The heap's ceiling (--max-old-space-size) is unchanged (docs/decisions/0012-v8-heap-settings-and-flags.md).
  */
 const V8_FLAGS = ['--no-allocation-site-pretenuring', '--heap-growing-percent=60'] as const;
 

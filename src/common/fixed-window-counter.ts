@@ -9,7 +9,7 @@ const FORGET_AFTER_WINDOWS = 10;
  * that long. rate-limiter-flexible's memory store makes a new record and arms a timer per key and
  * window instead: with a user's transfers a second apart, each lives one window, outlasts two
  * scavenges and ends in the old space. At 1,000 transfers/s that brought a full collection every
- * 45 s; without it, none came in the 85 s after one (docs/decisions.md, tenth diagnosis).
+ * 45 s; without it, none came in the 85 s after one (docs/decisions/0013-the-tail-at-1000-transfers-per-second.md).
  */
 export class FixedWindowCounter {
   private readonly entries = new Map<string, { startedAt: number; hits: number }>();

@@ -175,8 +175,7 @@ function writtenAt(threshold: string): (level: LevelWithSilent) => boolean {
  * Structured JSON logs through nestjs-pino: every application log line of a request carries the
  * request's id (the X-Request-Id value), through the request's logger, which is Fastify's
  * (requestLoggerOptions): one child of the root per request. pino-http would make two, the second
- * from the first, and V8 then builds a new prototype for every request (docs/decisions.md, "What
- * fills the old space"). No headers, bodies or tokens are logged.
+ * from the first, and V8 then builds a new prototype for every request (docs/decisions/0013-the-tail-at-1000-transfers-per-second.md). No headers, bodies or tokens are logged.
  */
 export function structuredLogging(logLevel: string): DynamicModule {
   return {

@@ -25,7 +25,7 @@ function problemsOf(env: Record<string, string>): string[] {
 }
 
 describe('loadConfig', () => {
-  it('applies the documented defaults (docs/decisions.md)', () => {
+  it('applies the documented defaults (docs/configuration.md)', () => {
     const config = loadConfig({ DATA_DIR: freshDataDir(), JWT_SECRET: SECRET });
     expect(config).toEqual(
       expect.objectContaining({

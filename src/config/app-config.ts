@@ -35,14 +35,14 @@ export class AppConfig {
   readonly aiCircuitHalfOpenMs: number;
   readonly errorsBaseUrl: string;
   readonly logLevel: string;
-  // PIN login, lockout and opening balances (README "Security").
+  // PIN login, lockout and opening balances (docs/security.md).
   readonly authPinRequired: boolean;
   readonly loginMaxFailedAttempts: number;
   readonly loginLockoutSeconds: number;
   readonly loginRateLimitPerMinute: number;
   /** A decimal string with at most 4 places, compared exactly (big.js) at registration. */
   readonly openingBalanceMax: string;
-  // Security round (README "Security"): who is admin, where clients really are, what login may cost.
+  // Security round (docs/security.md): who is admin, where clients really are, what login may cost.
   /** `any-time`: a listed ID is admin whenever it registers (development); `at-boot`: only if registered before start. */
   readonly adminBootstrap: 'any-time' | 'at-boot';
   /** Fastify's trustProxy: false (trust nobody), a hop count, or the trusted proxies' addresses and CIDRs. */
@@ -50,7 +50,7 @@ export class AppConfig {
   readonly registrationRateLimitPerMinute: number;
   /** What /actuator links start with; unset: the address the service listens on, never a request header. */
   readonly publicBaseUrl: string | undefined;
-  // Webhooks (README "Webhooks").
+  // Webhooks (docs/api-guide.md "Webhooks", docs/architecture.md "Webhook delivery").
   /** Development only: http:// webhook URLs. */
   readonly webhookAllowHttp: boolean;
   /** Development and tests only: webhook hosts on loopback, private and link-local addresses. */
@@ -60,17 +60,17 @@ export class AppConfig {
   readonly webhookTimeoutMs: number;
   /** Deliveries per second per instance while transfers arrive in batches (the money path's peak); 0: no limit. */
   readonly webhookPeakDeliveriesPerSecond: number;
-  // Database roles (README "Security", docs/database-roles.md).
+  // Database roles (docs/security.md, docs/database-roles.md).
   /** The owner role's URL: migrations run with it at boot. Unset: with DATABASE_URL. */
   readonly databaseOwnerUrl: string | undefined;
   /** Lets an external DATABASE_URL that is a superuser or owns the tables start under NODE_ENV=production. */
   readonly databaseAllowPrivileged: boolean;
-  // Group commit of transfers (docs/decisions.md "Group commit").
+  // Group commit of transfers (docs/decisions/0009-group-commit.md).
   /** The most transfers one database call carries. */
   readonly transferBatchMaxSize: number;
   /** Batch calls in flight at once; transfers arriving while all are busy form the next batch. */
   readonly transferBatchesInFlight: number;
-  // Limits and account controls (README "Limits and controls").
+  // Limits and account controls (docs/api-guide.md "Limits and account controls").
   /** IANA zone whose calendar days the daily limits count. */
   readonly businessTimeZone: string;
   readonly limitsProfile: 'none' | 'npci';

@@ -13,7 +13,7 @@ type QueryFn = (...args: unknown[]) => unknown;
  * it once the caller is done; with the callback given first it does not. Measured with 100 answers
  * of 25 rows: 1.9 MB promoted to the old space against 30 KB (test/medium/pg-pool.medium-spec.ts).
  * Under load the outbox relay's rows alone were a third of what the service promoted, and what is
- * promoted is what brings the full collections that stall every request (docs/decisions.md).
+ * promoted is what brings the full collections that stall every request (docs/decisions/0013-the-tail-at-1000-transfers-per-second.md).
  */
 export class CallbackQueryClient extends Client {
   constructor(...args: ConstructorParameters<typeof Client>) {

@@ -16,7 +16,7 @@ import { InsightSource, type SpendAssessment } from './spend-category';
 import { type TransactionInsightRow, TransactionInsightsRepository } from './transaction-insights.repository';
 
 /**
- * POST /api/v1/transactions/{id}/insights (README, "API"). The model's answer is stored per
+ * POST /api/v1/transactions/{id}/insights (docs/api-guide.md, "10. Spend insight"). The model's answer is stored per
  * transaction and served from then on; when the model cannot answer (not configured, timeout, 429,
  * 5xx, bad answer, open aiCircuitBreaker) the rule-based classifier answers instead. Fallback answers are not stored, so the model gets its chance next time.
  * Each completed transfer is also classified off the request path (classifyCompleted), so that the

@@ -8,7 +8,7 @@ import { LimitsService } from './limits.service';
 import { UsersModule } from '../users/users.module';
 
 /**
- * Limits and account controls (README "Limits and controls"): enforced in the money SQL, viewed and
+ * Limits and account controls (docs/api-guide.md "Limits and account controls"): enforced in the money SQL, viewed and
  * set here. Global so that the one outcome renderer can count refusals.
  */
 @Global()

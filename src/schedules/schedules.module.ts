@@ -10,7 +10,7 @@ import { ScheduledTransfersService } from './scheduled-transfers.service';
 
 /**
  * Standing instructions: the sender's API, and the runner that turns each due occurrence into an
- * ordinary transfer (README "Scheduled transfers").
+ * ordinary transfer (docs/api-guide.md "Scheduled transfers").
  */
 @Module({
   imports: [TransactionsModule],

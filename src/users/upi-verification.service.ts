@@ -10,7 +10,7 @@ const MAX_CACHED_IDS = 100_000;
 class ProviderFailure extends Error {}
 
 /**
- * The external UPI verification provider (docs/decisions.md), behind the `upiValidation` circuit:
+ * The external UPI verification provider (docs/decisions/0004-provider-contracts.md), behind the `upiValidation` circuit:
  * a timeout and a consecutive-failure breaker. Accepted IDs are cached briefly; rejections are not,
  * so a corrected registration at the provider takes effect at once. Without UPI_VERIFICATION_URL
  * only the format rules apply.

@@ -221,7 +221,7 @@ describe('transfer_funds_batch', () => {
   it('runs on generic plans of key lookups: no statement planned on every call, no table scanned whole', async () => {
     // A custom plan for an array parameter always looks cheaper for a few items, so PostgreSQL's
     // default (auto) would plan those statements again on every call; and a plan made while a
-    // table is small scans it whole, for as long as the plan lives (docs/decisions.md).
+    // table is small scans it whole, for as long as the plan lives (docs/decisions/0011-generic-plans-for-key-lookups.md).
     const settings = await db.query<{ proname: string; proconfig: string[] | null }>(
       `SELECT proname, proconfig FROM pg_proc WHERE proname IN ('transfer_funds_batch', 'limits_begin') ORDER BY proname`,
     );

@@ -5,8 +5,8 @@ import { dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
 
 /**
- * The convention for shell examples in README.md and docs/*.md (the README's Tests section says it
- * for writers):
+ * The convention for shell examples in README.md and docs/*.md (docs/testing.md says it for
+ * writers):
  * - every ```bash block that calls `curl` is run, in document order, against a fresh instance,
  *   unless the last non-blank line before its fence is `<!-- example: skip -->`; blocks without curl
  *   (installing, starting, deploying) are never run, and should carry the marker all the same;

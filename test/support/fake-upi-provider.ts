@@ -3,7 +3,7 @@ import { delay, FakeHttpServer, type RecordedCall, sendJson } from './fake-http-
 
 export type UpiProviderMode = 'accept' | 'fail' | 'slow' | 'garbage';
 
-/** The UPI verification provider of docs/decisions.md: POST {upiId} -> {valid, reason?}. */
+/** The UPI verification provider of docs/decisions/0004-provider-contracts.md: POST {upiId} -> {valid, reason?}. */
 export class FakeUpiProvider extends FakeHttpServer {
   mode: UpiProviderMode = 'accept';
   slowMs = 3000;

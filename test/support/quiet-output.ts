@@ -1,7 +1,7 @@
 import { format } from 'node:util';
 
 /**
- * Green output is the test list and nothing else (README, Tests). In every test file: a test that
+ * Green output is the test list and nothing else (docs/testing.md). In every test file: a test that
  * writes to the console, or makes the process raise a warning (pg's DeprecationWarning, a
  * MaxListenersExceededWarning...), fails, and says what was written. What it wrote still goes
  * through, so nothing is hidden. What child processes and the global setup print is not seen

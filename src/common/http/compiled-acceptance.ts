@@ -18,7 +18,7 @@ type ValidationMetadata = ReturnType<MetadataStorage['getTargetValidationMetadat
  *
  * Why: the executor builds an error object for every property of every body, valid or not, and
  * filters its metadata again on every call: about a fifth of what a transfer request allocated
- * (docs/decisions.md, "Validation that passes, compiled"). The rules of a class are read once
+ * (docs/decisions/0015-less-work-per-request.md). The rules of a class are read once
  * here; a body that passes them all is accepted as is. Anything else (a failed or asynchronous
  * check, a class with nested or per-item rules) returns false and goes through class-validator,
  * which words the error: this can only accept what class-validator accepts.

@@ -3,7 +3,7 @@
 --   replay:  the stored outcome (or key-reused), answered as is, replayed unless key-reused;
 --   decided: the movement's {"code", "data", "at"}; what the first answer fixes (p_context: request
 --            id, path...) joins it, and the whole is stored under the key, in the same transaction.
--- docs/decisions.md "One movement skeleton" says why this lives in SQL.
+-- docs/decisions/0017-one-movement-skeleton.md says why this lives in SQL.
 CREATE OR REPLACE FUNCTION idempotent_movement(
   p_owner text,
   p_idempotency_key text,

@@ -27,7 +27,7 @@ LANGUAGE plpgsql
 -- generic one, so without the first setting PostgreSQL plans the key claim, the account lock and
 -- the limits read again on every call: 0.4 ms of a 2 ms call. Every table read here is a lookup
 -- by key; without the second, a plan made while a table is small (a new database) scans it
--- whole, and a generic plan keeps doing so as the table grows (docs/decisions.md).
+-- whole, and a generic plan keeps doing so as the table grows (docs/decisions/0011-generic-plans-for-key-lookups.md).
 SET plan_cache_mode = force_generic_plan
 SET enable_seqscan = off
 AS $$
