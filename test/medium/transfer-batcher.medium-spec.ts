@@ -11,7 +11,8 @@ import { type AppConfig, loadConfig } from '../../src/config/app-config';
 import { requestHash } from '../../src/idempotency/idempotency-key';
 import { MoneyPathLoad } from '../../src/movements/money-path-load';
 import { TRANSFER_BATCH_SIZE, TransferBatcher } from '../../src/transactions/transfer-batcher';
-import type { TransferParameters } from '../../src/transactions/transfer-parameters';
+import { movementArguments } from '../../src/movements/movement-call';
+import { TRANSFER_FUNDS, type TransferParameters } from '../../src/transactions/transfer-parameters';
 import { connectTestDatabase } from '../support/db';
 import { TEST_JWT_SECRET } from '../support/jwt';
 import { type MediumUser, newUser } from './support/factories';
@@ -153,6 +154,43 @@ describe('TransferBatcher', () => {
     }
     expect((await result).outcome.code).toBe('completed');
     expect([await balance(a), await balance(z)]).toEqual(['95.0000', '105.0000']);
+  });
+
+  // Two instances on the same accounts: this one batching, the other sending each transfer alone
+  // through transfer_funds on its own pool, both in every direction at once. The other's calls
+  // are not retried here, so a deadlock between the two paths would surface as a 40P01.
+  it('beside an instance running single transfers on the same accounts, every transfer of both completes', async () => {
+    const users: MediumUser[] = [];
+    for (let i = 0; i < 4; i++) users.push(await newUser(db, '1000', 'abcd'[i]));
+    const other = new Pool({ connectionString: process.env.TEST_DATABASE_URL, max: 4 });
+    // Every ordered pair of the four, four times over: each pair moves both ways on both paths.
+    const moves = [1, 2, 3, 4].flatMap(() =>
+      users.flatMap((from) => users.filter((to) => to !== from).map((to) => [from, to] as const)),
+    );
+    try {
+      const alone = (from: MediumUser, to: MediumUser) => {
+        const parameters = transfer(from, to, '1.0000');
+        return other
+          .query<{ result: { code: string } }>(
+            'SELECT result FROM transfer_funds($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
+            movementArguments(TRANSFER_FUNDS, parameters),
+          )
+          .then(({ rows }) => rows[0].result.code);
+      };
+      const batched = (from: MediumUser, to: MediumUser) =>
+        twoSlots.transfer(transfer(from, to, '1.0000')).then((result) => result.outcome.code);
+      const codes = await Promise.all(moves.flatMap(([from, to]) => [batched(from, to), alone(to, from)]));
+      expect(codes).toEqual(Array(moves.length * 2).fill('completed'));
+    } finally {
+      await other.end();
+    }
+    const { batches, transfers } = await batchSizes();
+    expect(transfers).toBe(moves.length);
+    expect(batches).toBeLessThan(moves.length);
+    const total = await db.query<{ sum: string }>('SELECT sum(balance)::text AS sum FROM users WHERE id = ANY($1)', [
+      users.map((user) => user.id),
+    ]);
+    expect(total.rows[0].sum).toBe('4000.0000');
   });
 
   it('runs a batch the database refused one transfer at a time: the poisoned item fails alone', async () => {
