@@ -1,4 +1,7 @@
+import { ApiError } from '../common/errors/api-error';
+import { ERROR_DESCRIPTORS, ErrorCode } from '../common/errors/error-code';
 import { CONFLICT_RETRIES, conflictRetryPolicy, isTransactionConflict } from './conflict-retry';
+import { translateMovementError } from './movement-call';
 
 /** An error as pg raises it: the SQLSTATE in `code`. */
 const pgError = (code: string) => Object.assign(new Error(`SQLSTATE ${code}`), { code });
@@ -35,7 +38,17 @@ describe('the retry of a movement rolled back by a conflict', () => {
     expect(call.attempts).toBe(1);
   });
 
-  it('waits a jittered delay before each retry, never the same sequence twice', async () => {
+  it.each(['40P01', '40001'])(
+    'answers a conflict still there after the retries (%s) 409 conflict, never a 5xx',
+    (code) => {
+      const answer = translateMovementError(pgError(code));
+      expect(answer).toBeInstanceOf(ApiError);
+      expect((answer as ApiError).code).toBe(ErrorCode.Conflict);
+      expect(ERROR_DESCRIPTORS[ErrorCode.Conflict].status).toBe(409);
+    },
+  );
+
+  it('waits a jittered delay of at most 100 ms before each retry, not the same delays every time', async () => {
     const delays = async () => {
       const seen: number[] = [];
       const policy = conflictRetryPolicy();

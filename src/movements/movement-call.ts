@@ -69,7 +69,7 @@ export async function callMovement<Parameters>(
  * is 409 (retry shortly), so is a conflict still there after the retries; a balance beyond
  * numeric(19,4) is 422. Anything else stays unexpected.
  */
-function translateMovementError(error: unknown): unknown {
+export function translateMovementError(error: unknown): unknown {
   if (isTransactionConflict(error)) {
     return new ApiError(ErrorCode.Conflict, 'The movement met concurrent ones and was not applied; retry it');
   }
