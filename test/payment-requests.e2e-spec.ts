@@ -240,6 +240,17 @@ describe('payment requests', () => {
     expect(await balanceOf(db, poor.upiId)).toBe('1.0000');
   });
 
+  it('a request that is not OPEN decides first: a payer too poor to pay it learns it is PAID (409), not 422', async () => {
+    const [payee, poor, rich] = await Promise.all([user(0), user(1), user(100)]);
+    const request = (await createRequest(payee, { amount: 50 })).body;
+    expect((await pay(rich, request.referenceId)).status).toBe(201);
+    const refused = await pay(poor, request.referenceId);
+    expectProblem(refused, 409, 'payment-request-not-open');
+    expect(refused.body.detail).toContain('PAID');
+    expect(await balanceOf(db, poor.upiId)).toBe('1.0000');
+    expect((await requestRow(request.referenceId)).status).toBe('PAID');
+  });
+
   it('the QR code (SVG, and PNG on request) decodes back to upiUri', async () => {
     const payee = await user(0, 'Asha Rao');
     const request = (await createRequest(payee, { amount: 99.9, note: 'Chai & samosa = ₹99.90' })).body;

@@ -3,6 +3,7 @@ import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { PgErrorCode, pgErrorCode } from '../common/errors/postgres-errors';
 import type { MovementResult, StoredOutcome } from '../idempotency/stored-outcome';
+import { conflictRetryPolicy, isTransactionConflict } from './conflict-retry';
 import type { MovementResource } from './outcome-renderer';
 
 /**
@@ -39,9 +40,12 @@ export function movementCallStatement(name: string, arity: number): { name: stri
   return statement;
 }
 
+const conflictRetry = conflictRetryPolicy();
+
 /**
  * Calls a money movement's SQL function (src/<module>/sql/<fn>.sql) as one prepared statement, one
- * round trip, and reads its outcome. The transfer, reversals and deposits all go through here.
+ * round trip, and reads its outcome. The transfer, reversals and deposits all go through here. A
+ * call rolled back by a deadlock or a serialization failure wrote nothing: it is run again.
  */
 export async function callMovement<Parameters>(
   pool: Pool,
@@ -49,11 +53,11 @@ export async function callMovement<Parameters>(
   parameters: Parameters,
 ): Promise<MovementResult> {
   const values = movementArguments(fn, parameters);
+  const statement = movementCallStatement(fn.name, values.length);
   try {
-    const { rows } = await pool.query<{ result: StoredOutcome; replayed: boolean }>({
-      ...movementCallStatement(fn.name, values.length),
-      values,
-    });
+    const { rows } = await conflictRetry.execute(() =>
+      pool.query<{ result: StoredOutcome; replayed: boolean }>({ ...statement, values }),
+    );
     return { outcome: rows[0].result, replayed: rows[0].replayed };
   } catch (error) {
     throw translateMovementError(error);
@@ -62,9 +66,13 @@ export async function callMovement<Parameters>(
 
 /**
  * What a movement's database failure means to the client: a twin request still holding the key
- * is 409 (retry shortly), a balance beyond numeric(19,4) is 422. Anything else stays unexpected.
+ * is 409 (retry shortly), so is a conflict still there after the retries; a balance beyond
+ * numeric(19,4) is 422. Anything else stays unexpected.
  */
-function translateMovementError(error: unknown): unknown {
+export function translateMovementError(error: unknown): unknown {
+  if (isTransactionConflict(error)) {
+    return new ApiError(ErrorCode.Conflict, 'The movement met concurrent ones and was not applied; retry it');
+  }
   const code = pgErrorCode(error);
   if (code === PgErrorCode.LockNotAvailable) {
     return new ApiError(

@@ -12,6 +12,8 @@ import { ScheduledTransfersRepository } from './scheduled-transfers.repository';
 const TRANSIENT = new Set<ErrorCode>([
   ErrorCode.ServiceUnavailable,
   ErrorCode.IdempotencyKeyInFlight,
+  // A transfer still rolled back by a deadlock or a serialization failure after its retries.
+  ErrorCode.Conflict,
   ErrorCode.InternalError,
 ]);
 

@@ -133,9 +133,10 @@ export class TransferBatcher {
       if (rows.length !== batch.length) throw new Error(`${rows.length} outcomes for ${batch.length} transfers`);
       results = rows.map((row) => ({ outcome: row.result, replayed: row.replayed }));
     } catch {
-      // The whole batch was refused (a poisoned item, a key written without its lock): nothing of
-      // it was committed, so each item runs alone and fails only itself. After a connection lost
-      // during the commit it may have been committed: alone, each item then replays its record.
+      // The whole batch was refused (a poisoned item, a key written without its lock, a deadlock
+      // or serialization victim): nothing of it was committed, so each item runs alone, where a
+      // conflict is retried (callMovement), and fails only itself. After a connection lost during
+      // the commit it may have been committed: alone, each item then replays its record.
       await Promise.all(batch.map((item) => settled(item, this.alone(item.parameters))));
       return;
     }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { auditLedger } from '../../src/audit/ledger-audit';
 import { connectTestDatabase, withClient, withScratchDatabase } from '../support/db';
-import { type MediumUser, newUser, transferBatch, transferFunds } from './support/factories';
+import { type MediumUser, newUser, reverseTransfer, transferBatch, transferFunds } from './support/factories';
 
 /**
  * Limits in the money transaction (src/limits/sql, hooked into transfer_funds and transfer_funds_batch),
@@ -113,6 +113,23 @@ describe('limits in the money transaction', () => {
     expect(over.result.code).toBe('limit-exceeded');
     expect(over.result.data).toMatchObject({ limit: { name: 'new-user-amount', max: '50.0000', used: '50.0000' } });
     expect((await transferFunds(db, older, bob.upiId, '500')).result.code).toBe('completed');
+  });
+
+  it('cooling period: a reversal the new user sends back does not count toward its new-user amount (batch path)', async () => {
+    await profile({ newUserHours: 24, newUserAmountMax: '50' });
+    const [fresh, bob] = await pair();
+    const older = await newUser(db, '1000', 'l');
+    await db.query(`UPDATE users SET created_at = now() - interval '25 hours' WHERE id = $1`, [older.id]);
+    const received = await transferFunds(db, older, fresh.upiId, '40.0000');
+    const reversal = await reverseTransfer(db, fresh, received.result.data.referenceId, '40.0000');
+    expect(reversal.result.code).toBe('completed');
+    // The reversal moved 40 out of the new account; only transfers count, so all 50 are still free.
+    const rows = await transferBatch(db, [
+      { sender: fresh, receiverUpiId: bob.upiId, amount: '50.0000' },
+      { sender: fresh, receiverUpiId: bob.upiId, amount: '0.0001' },
+    ]);
+    expect(codes(rows)).toEqual(['completed', 'limit-exceeded']);
+    expect(rows[1].result.data).toMatchObject({ limit: { name: 'new-user-amount', max: '50.0000', used: '50.0000' } });
   });
 
   it('overrides: a per-user value replaces the profile, NULL goes back to it; without a profile an override still binds', async () => {

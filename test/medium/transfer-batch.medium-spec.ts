@@ -3,6 +3,7 @@ import { Client } from 'pg';
 import { findLedgerViolations } from '../../scripts/lib/ledger-invariants';
 import { connectTestDatabase, createScratchDatabase } from '../support/db';
 import { type MediumUser, newUser, transferBatch, transferFunds } from './support/factories';
+import { waitForBackendBlockedBy, waitForBackendWaitingOnLock } from './support/locks';
 
 /** Group commit in SQL: transfer_funds_batch against the run's PostgreSQL, one deterministic batch per call. */
 describe('transfer_funds_batch', () => {
@@ -110,6 +111,109 @@ describe('transfer_funds_batch', () => {
     ]);
     expect(again[0]).toEqual({ result: rows[0].result, replayed: true });
     expect(await balances(alice, bob)).toEqual(['89.0000', '11.0000']);
+  });
+
+  it('keeps two users apart under one key in one batch: each claim is its owner and key, both transfers run', async () => {
+    const [alice, bob, carol] = [await newUser(db, '100'), await newUser(db, '100'), await newUser(db)];
+    const key = randomUUID();
+    const rows = await transferBatch(db, [
+      { sender: alice, receiverUpiId: carol.upiId, amount: '10.0000', key },
+      { sender: bob, receiverUpiId: carol.upiId, amount: '20.0000', key },
+    ]);
+    expect(rows.map((row) => [row.result.code, row.replayed])).toEqual([
+      ['completed', false],
+      ['completed', false],
+    ]);
+    expect(rows[1].result.data).toMatchObject({ senderUpiId: bob.upiId, amount: '20.0000' });
+    expect(await balances(alice, bob, carol)).toEqual(['90.0000', '80.0000', '30.0000']);
+    const records = await db.query(
+      `SELECT owner_upi_id, outcome->>'code' AS code FROM idempotency_keys WHERE idempotency_key = $1 ORDER BY id`,
+      [key],
+    );
+    expect(records.rows).toEqual([
+      { owner_upi_id: alice.upiId.toLowerCase(), code: 'completed' },
+      { owner_upi_id: bob.upiId.toLowerCase(), code: 'completed' },
+    ]);
+    // Each replays its own answer later, in a batch of both again.
+    const again = await transferBatch(db, [
+      { sender: bob, receiverUpiId: carol.upiId, amount: '20.0000', key },
+      { sender: alice, receiverUpiId: carol.upiId, amount: '10.0000', key },
+    ]);
+    expect(again).toEqual([
+      { result: rows[1].result, replayed: true },
+      { result: rows[0].result, replayed: true },
+    ]);
+  });
+
+  describe('lock order, shared with transfer_funds', () => {
+    const pidOf = async (client: Client) =>
+      (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+
+    // The batch locks its accounts in the order transfer_funds does (lower-cased UPI ID, byte
+    // order). Holding the account that comes second, a batch must already hold the first one while
+    // it waits: in the opposite order it would wait holding nothing. Deterministic, no race.
+    it('locks the account first in UPI ID order first, whatever the items order', async () => {
+      const first = await newUser(db, '100', 'a');
+      const second = await newUser(db, '100', 'z');
+      const [holder, batch, probe] = [
+        await connectTestDatabase(),
+        await connectTestDatabase(),
+        await connectTestDatabase(),
+      ];
+      try {
+        await holder.query('BEGIN');
+        await holder.query('SELECT id FROM users WHERE id = $1 FOR UPDATE', [second.id]);
+        const pending = transferBatch(batch, [
+          { sender: second, receiverUpiId: first.upiId, amount: '5.0000' },
+          { sender: first, receiverUpiId: second.upiId, amount: '1.0000' },
+        ]);
+        await waitForBackendBlockedBy(db, await pidOf(holder), 20_000);
+        const probed = await probe.query('SELECT id FROM users WHERE id = $1 FOR UPDATE NOWAIT', [first.id]).then(
+          () => 'free',
+          (error: { code?: string }) => error.code,
+        );
+        expect(probed).toBe('55P03');
+        await holder.query('ROLLBACK');
+        expect((await pending).map((row) => row.result.code)).toEqual(['completed', 'completed']);
+      } finally {
+        await Promise.all([holder.end(), batch.end(), probe.end()]);
+      }
+    });
+
+    // Two instances, one running single transfers and one running batches, on the same accounts:
+    // the batch queues first for the account that comes second, the single transfer then takes the
+    // first one and queues behind it. Were the batch's order the opposite of the single path's, it
+    // would be granted the second account and then wait for the first, held by the single
+    // transfer waiting for the second: a deadlock (40P01). One global order makes it impossible.
+    it('a batch and an opposite single transfer queued behind a held account both complete, without deadlock', async () => {
+      const a = await newUser(db, '100', 'a');
+      const z = await newUser(db, '100', 'z');
+      const [holder, batch, single] = [
+        await connectTestDatabase(),
+        await connectTestDatabase(),
+        await connectTestDatabase(),
+      ];
+      try {
+        await holder.query('BEGIN');
+        await holder.query('SELECT id FROM users WHERE id = $1 FOR UPDATE', [z.id]);
+        const [holderPid, singlePid] = [await pidOf(holder), await pidOf(single)];
+        const batched = transferBatch(batch, [
+          { sender: z, receiverUpiId: a.upiId, amount: '7.0000' },
+          { sender: a, receiverUpiId: z.upiId, amount: '2.0000' },
+        ]);
+        await waitForBackendBlockedBy(db, holderPid, 20_000);
+        const alone = transferFunds(single, a, z.upiId, '3.0000');
+        // The single transfer waits too: for a, behind the batch (or, were the orders opposite, for z).
+        await waitForBackendWaitingOnLock(db, singlePid, 20_000);
+        await holder.query('ROLLBACK');
+        const [batchRows, singleRow] = await Promise.all([batched, alone]);
+        expect(batchRows.map((row) => row.result.code)).toEqual(['completed', 'completed']);
+        expect(singleRow.result.code).toBe('completed');
+        expect(await balances(a, z)).toEqual(['102.0000', '98.0000']);
+      } finally {
+        await Promise.all([holder.end(), batch.end(), single.end()]);
+      }
+    });
   });
 
   it('defers an item whose key is held by a request in flight, and runs its neighbours', async () => {

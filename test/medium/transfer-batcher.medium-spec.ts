@@ -11,7 +11,8 @@ import { type AppConfig, loadConfig } from '../../src/config/app-config';
 import { requestHash } from '../../src/idempotency/idempotency-key';
 import { MoneyPathLoad } from '../../src/movements/money-path-load';
 import { TRANSFER_BATCH_SIZE, TransferBatcher } from '../../src/transactions/transfer-batcher';
-import type { TransferParameters } from '../../src/transactions/transfer-parameters';
+import { movementArguments } from '../../src/movements/movement-call';
+import { TRANSFER_FUNDS, type TransferParameters } from '../../src/transactions/transfer-parameters';
 import { connectTestDatabase } from '../support/db';
 import { TEST_JWT_SECRET } from '../support/jwt';
 import { type MediumUser, newUser } from './support/factories';
@@ -98,6 +99,98 @@ describe('TransferBatcher', () => {
     expect([...together, ...results].map((result) => result.outcome.code)).toEqual(Array(6).fill('completed'));
     expect(await batchSizes()).toEqual({ batches: 2, transfers: 3 });
     expect([await balance(alice), await balance(bob)]).toEqual(['94.0000', '6.0000']);
+  });
+
+  it('sends a batch in arrival order: of a sender with 100 sending 60 then 60, the first one wins', async () => {
+    const [alice, bob, carol] = [await newUser(db, '100'), await newUser(db), await newUser(db)];
+    const [first, second] = [transfer(alice, bob, '60.0000'), transfer(alice, carol, '60.0000')];
+    const results = await Promise.all([batcher.transfer(first), batcher.transfer(second)]);
+    expect(await batchSizes()).toEqual({ batches: 1, transfers: 2 });
+    expect(results.map((result) => result.outcome.code)).toEqual(['completed', 'insufficient-balance']);
+    expect(results[0].outcome.data).toMatchObject({ referenceId: first.referenceId, receiverUpiId: bob.upiId });
+    expect(results[1].outcome.data).toEqual({ available: '40.0000', required: '60.0000' });
+    const written = await db.query('SELECT reference_id FROM transactions WHERE sender_id = $1', [alice.id]);
+    expect(written.rows).toEqual([{ reference_id: first.referenceId }]);
+    expect([await balance(alice), await balance(bob), await balance(carol)]).toEqual(['40.0000', '60.0000', '0.0000']);
+  });
+
+  it('never sends more than TRANSFER_BATCH_MAX_SIZE transfers in one call', async () => {
+    const capped = new TransferBatcher(pool, { ...config, transferBatchMaxSize: 2 }, sizes, new MoneyPathLoad());
+    const receiver = await newUser(db);
+    const senders: MediumUser[] = [];
+    for (let i = 0; i < 5; i++) senders.push(await newUser(db, '10'));
+    const results = await Promise.all(senders.map((sender) => capped.transfer(transfer(sender, receiver, '1.0000'))));
+    expect(results.map((result) => result.outcome.code)).toEqual(Array(5).fill('completed'));
+    // 2 + 2 + 1: every call within the cap.
+    expect(await batchSizes()).toEqual({ batches: 3, transfers: 5 });
+    const upToTwo = (await sizes.get()).values.find(
+      (value) => value.metricName === `${TRANSFER_BATCH_SIZE}_bucket` && value.labels.le === 2,
+    );
+    expect(upToTwo?.value).toBe(3);
+    expect(await balance(receiver)).toBe('5.0000');
+  });
+
+  // A deadlock forced with a second session: the transfer holds a and waits for z, held by the
+  // holder, which then asks for a. The transfer waited first, so its deadlock check runs first and
+  // it is the victim (the holder's check is put off); its call is run again and goes through.
+  it('runs a transfer rolled back as a deadlock victim (40P01) again: it completes, no error reaches the caller', async () => {
+    const a = await newUser(db, '100', 'a');
+    const z = await newUser(db, '100', 'z');
+    const holder = await connectTestDatabase();
+    const holderPid = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+    let result: Promise<{ outcome: { code: string } }> | undefined;
+    try {
+      await holder.query(`SET deadlock_timeout = '10s'`);
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [z.id]);
+      result = batcher.transfer(transfer(a, z, '5.0000'));
+      await waitForBackendBlockedBy(db, holderPid, 10_000);
+      // Granted only once the transfer's transaction, which held a, was rolled back.
+      await holder.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [a.id]);
+      expect(await balance(a)).toBe('100.0000');
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
+    expect((await result).outcome.code).toBe('completed');
+    expect([await balance(a), await balance(z)]).toEqual(['95.0000', '105.0000']);
+  });
+
+  // Two instances on the same accounts: this one batching, the other sending each transfer alone
+  // through transfer_funds on its own pool, both in every direction at once. The other's calls
+  // are not retried here, so a deadlock between the two paths would surface as a 40P01.
+  it('beside an instance running single transfers on the same accounts, every transfer of both completes', async () => {
+    const users: MediumUser[] = [];
+    for (let i = 0; i < 4; i++) users.push(await newUser(db, '1000', 'abcd'[i]));
+    const other = new Pool({ connectionString: process.env.TEST_DATABASE_URL, max: 4 });
+    // Every ordered pair of the four, four times over: each pair moves both ways on both paths.
+    const moves = [1, 2, 3, 4].flatMap(() =>
+      users.flatMap((from) => users.filter((to) => to !== from).map((to) => [from, to] as const)),
+    );
+    try {
+      const alone = (from: MediumUser, to: MediumUser) => {
+        const parameters = transfer(from, to, '1.0000');
+        return other
+          .query<{ result: { code: string } }>(
+            'SELECT result FROM transfer_funds($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
+            movementArguments(TRANSFER_FUNDS, parameters),
+          )
+          .then(({ rows }) => rows[0].result.code);
+      };
+      const batched = (from: MediumUser, to: MediumUser) =>
+        twoSlots.transfer(transfer(from, to, '1.0000')).then((result) => result.outcome.code);
+      const codes = await Promise.all(moves.flatMap(([from, to]) => [batched(from, to), alone(to, from)]));
+      expect(codes).toEqual(Array(moves.length * 2).fill('completed'));
+    } finally {
+      await other.end();
+    }
+    const { batches, transfers } = await batchSizes();
+    expect(transfers).toBe(moves.length);
+    expect(batches).toBeLessThan(moves.length);
+    const total = await db.query<{ sum: string }>('SELECT sum(balance)::text AS sum FROM users WHERE id = ANY($1)', [
+      users.map((user) => user.id),
+    ]);
+    expect(total.rows[0].sum).toBe('4000.0000');
   });
 
   it('runs a batch the database refused one transfer at a time: the poisoned item fails alone', async () => {

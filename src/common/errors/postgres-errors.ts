@@ -6,6 +6,8 @@ export const PgErrorCode = {
   UniqueViolation: '23505',
   CheckViolation: '23514',
   LockNotAvailable: '55P03',
+  SerializationFailure: '40001',
+  DeadlockDetected: '40P01',
   DiskFull: '53100',
 } as const;
 

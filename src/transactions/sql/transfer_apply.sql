@@ -1,9 +1,9 @@
 -- A transfer's rules and writes, under a key already claimed (transfer_funds, generated from
 -- src/movements/sql/movement_entry.sql.template): lock both
 -- accounts in a fixed order, apply the rules, then write the transaction, both ledger sides
--- (ledger_append.sql) and the outbox event. Returns {"code", "data", "at"}. Codes: completed |
--- self-transfer | user-not-found | insufficient-balance | payment-request-not-open, and
--- limit-exceeded | account-frozen (src/limits/sql).
+-- (ledger_append.sql) and the outbox event. Returns {"code", "data", "at"}. Codes, in the order
+-- the rules decide: payment-request-not-open | self-transfer | user-not-found | limit-exceeded |
+-- account-frozen (src/limits/sql) | insufficient-balance | completed.
 CREATE OR REPLACE FUNCTION transfer_apply(
   p_sender_upi_id text,
   p_receiver_upi_id text,
@@ -30,11 +30,9 @@ DECLARE
   v_limits jsonb; -- src/limits/sql: freezes and limits, read from the rows locked here
   v_refusal jsonb;
 BEGIN
-  IF v_first = v_second THEN
-    v_code := 'self-transfer';
-  ELSE
-    -- Lock both accounts in one fixed order (lower-cased UPI ID, byte order), so
-    -- opposite-direction transfers between the same pair can never deadlock.
+  IF v_first <> v_second THEN
+    -- Lock both accounts in one fixed order (lower-cased UPI ID, byte order), the order every
+    -- movement and transfer_funds_batch lock accounts in, so no two of them can ever deadlock.
     IF v_first COLLATE "C" > v_second COLLATE "C" THEN
       v_first := lower(p_receiver_upi_id);
       v_second := lower(p_sender_upi_id);
@@ -48,7 +46,15 @@ BEGIN
       v_sender := v_locked_second;
       v_receiver := v_locked_first;
     END IF;
+  END IF;
 
+  -- First: a paid, cancelled or expired request is refused whatever the balance or the limits.
+  IF NOT payment_request_open(p_context) THEN
+    v_code := 'payment-request-not-open';
+    v_data := payment_request_refusal(p_context);
+  ELSIF v_first = v_second THEN
+    v_code := 'self-transfer';
+  ELSE
     v_limits := limits_begin(ARRAY[v_sender.id, v_receiver.id], v_now);
     v_refusal := limits_refusal(v_limits, v_sender.id, v_receiver.id, p_amount);
     IF v_receiver.id IS NULL OR v_sender.id IS NULL THEN
@@ -61,10 +67,6 @@ BEGIN
     ELSIF v_sender.balance < p_amount THEN
       v_code := 'insufficient-balance';
       v_data := jsonb_build_object('available', v_sender.balance::text, 'required', p_amount::text);
-    -- Last: it marks a paid request PAID, so no rule may refuse the transfer after it.
-    ELSIF NOT payment_request_settle(p_context, p_reference_id) THEN
-      v_code := 'payment-request-not-open';
-      v_data := payment_request_refusal(p_context);
     ELSE
       -- Stamp the movement once its accounts are locked: an account's entries then carry times in
       -- the order they commit, which statements and balance history rely on.
@@ -75,6 +77,7 @@ BEGIN
       -- Each entry chains to its account's head hash, on the row locked above: no extra lock.
       PERFORM ledger_append(v_sender.id, v_transaction_id, p_reference_id, 'DEBIT', p_amount, v_now);
       PERFORM ledger_append(v_receiver.id, v_transaction_id, p_reference_id, 'CREDIT', p_amount, v_now);
+      PERFORM payment_request_settle(p_context, p_reference_id);
 
       INSERT INTO outbox_events (event_id, event_type, aggregate_key, payload, created_at)
       VALUES (p_event_id, 'TransferCompleted', v_sender.upi_id, transfer_event_payload(p_event_id, v_at,

@@ -122,7 +122,11 @@ BEGIN
     -- Once per item: a freeze or a limit that refuses it (NULL under LIMITS_PROFILE=none).
     v_refusal := CASE WHEN v_limits IS NULL OR v_sender IS NULL OR v_receiver IS NULL THEN NULL
       ELSE limits_refusal(v_limits, a_id[v_sender], a_id[v_receiver], v_amount) END;
-    IF lower(p_sender_upi_id[i]) = lower(p_receiver_upi_id[i]) THEN
+    -- First: a paid, cancelled or expired request is refused whatever the balance or the limits.
+    IF NOT payment_request_open(p_context[i]) THEN
+      v_code := 'payment-request-not-open';
+      v_data := payment_request_refusal(p_context[i]);
+    ELSIF lower(p_sender_upi_id[i]) = lower(p_receiver_upi_id[i]) THEN
       v_code := 'self-transfer';
     ELSIF v_sender IS NULL OR v_receiver IS NULL THEN
       v_code := 'user-not-found';
@@ -134,12 +138,10 @@ BEGIN
     ELSIF a_balance[v_sender] < v_amount THEN
       v_code := 'insufficient-balance';
       v_data := jsonb_build_object('available', a_balance[v_sender]::numeric(19,4)::text, 'required', v_amount::text);
-    -- Last: it marks a paid request PAID, so no rule may refuse the item after it.
-    ELSIF NOT payment_request_settle(p_context[i], p_reference_id[i]) THEN
-      v_code := 'payment-request-not-open';
-      v_data := payment_request_refusal(p_context[i]);
     ELSE
       v_code := 'completed';
+      -- Only now, once every rule let the item through: a refused item leaves its request OPEN.
+      PERFORM payment_request_settle(p_context[i], p_reference_id[i]);
       v_transaction_id := nextval(v_sequence);
       -- Each entry chains to its account's running head: the hash chains follow item order.
       v_sender_hash := ledger_entry_hash(a_hash[v_sender], a_id[v_sender], p_reference_id[i], 'DEBIT',

@@ -32,3 +32,19 @@ export function watchForBackendBlockedBy(db: Client, pid: number): { blocked: Pr
   });
   return { blocked, stop: () => (stopped = true) };
 }
+
+/** Resolves once backend `pid` waits for a lock, whoever holds it; rejects after `timeoutMs`. */
+export async function waitForBackendWaitingOnLock(db: Client, pid: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const waiting = async () =>
+    (
+      await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'`,
+        [pid],
+      )
+    ).rows[0].n > 0;
+  while (!(await waiting())) {
+    if (Date.now() > deadline) throw new Error(`backend ${pid} did not wait for a lock within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
