@@ -4,7 +4,7 @@ import { MIGRATIONS } from '../migrations';
 import { LockoutsNoWeapon1764013600000 } from '../migrations/1764013600000-lockouts-no-weapon';
 import { testUrl, withClient } from './support/db';
 
-const timestampOf = (migration: new () => MigrationInterface) => Number(/\d{13}$/.exec(new migration().name)![0]);
+const timestampOf = (migration: new () => MigrationInterface) => Number(/\d{13}$/.exec(new migration().name ?? '')![0]);
 const LOCKOUT_MIGRATION = timestampOf(LockoutsNoWeapon1764013600000);
 
 async function migrate(url: string, upTo: (timestamp: number) => boolean): Promise<void> {

@@ -56,7 +56,7 @@ export class LoginService implements OnModuleInit {
       this.failures.inc({ reason: 'locked' });
       if (attempt.lockedNow) this.lockouts.inc();
       const detail = attempt.permanent
-        ? 'Too many failed logins for this UPI ID: login is locked until an operator unlocks it'
+        ? 'Too many failed logins for this UPI ID from this address: login from it is locked until an operator unlocks it'
         : 'Too many failed logins for this UPI ID; try again later';
       throw new ApiError(ErrorCode.LoginLocked, detail, {
         headers: { 'Retry-After': String(attempt.retryAfterSeconds) },
