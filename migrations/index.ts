@@ -16,6 +16,7 @@ import { PaymentRequests1764008000000 } from './1764008000000-payment-requests';
 import { ScheduledTransfers1764008500000 } from './1764008500000-scheduled-transfers';
 import { LeanWebhookDeliveries1764011000000 } from './1764011000000-lean-webhook-deliveries';
 import { MovementSkeleton1764013000000 } from './1764013000000-movement-skeleton';
+import { LockoutsNoWeapon1764013600000 } from './1764013600000-lockouts-no-weapon';
 import { PaymentRequestDecidesFirst1764013800000 } from './1764013800000-payment-request-decides-first';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests load the same set. */
@@ -38,5 +39,6 @@ export const MIGRATIONS = [
   ScheduledTransfers1764008500000,
   LeanWebhookDeliveries1764011000000,
   MovementSkeleton1764013000000,
+  LockoutsNoWeapon1764013600000,
   PaymentRequestDecidesFirst1764013800000,
 ];

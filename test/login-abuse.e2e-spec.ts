@@ -1,7 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { LOCKOUTS_BEFORE_PERMANENT } from '../src/auth/login-attempts.repository';
+import { AuthPurgeJob } from '../src/auth/auth-purge.job';
+import {
+  LOCKOUTS_BEFORE_PERMANENT,
+  longestSharedLockSeconds,
+  mostGuessesFromUnknownAddresses,
+} from '../src/auth/lockout-policy';
 import { loadConfig } from '../src/config/app-config';
 import { randomPhone, uniqueUpiId } from './support/api-client';
 import { connectTestDatabase, testUrl } from './support/db';
@@ -10,6 +15,9 @@ import { startTestApp, type TestApp } from './support/test-app';
 
 const PIN = '4821';
 const WRONG = '0000';
+// Tests that run a score of PIN checks (scrypt) one after another: slow on a busy machine.
+const SCRYPT_HEAVY_TIMEOUT_MS = 120_000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Issue 18, items 3 to 5: guessing bounded for ever, lockout no weapon, login and registration cheap to refuse. */
 describe('login abuse', () => {
@@ -56,32 +64,117 @@ describe('login abuse', () => {
     });
     afterAll(() => t.close());
 
-    it('escalates each lockout and locks for good after five, however long the attacker waits', async () => {
-      const upiId = await registerWithPin(t);
-      const retryAfters: number[] = [];
-      let refusals = 0;
-      for (let round = 0; round < LOCKOUTS_BEFORE_PERMANENT; round++) {
-        for (let i = 0; i < 2; i++) {
-          expectProblem(await loginFrom(t, '203.0.113.10', upiId, WRONG), 401, 'unauthorized');
-          refusals += 1;
+    it(
+      'escalates each lockout of an address the owner used and locks that address alone for good after five',
+      async () => {
+        const upiId = await registerWithPin(t);
+        expect((await loginFrom(t, '203.0.113.10', upiId, PIN)).status).toBe(200);
+        const retryAfters: number[] = [];
+        let refusals = 0;
+        for (let round = 0; round < LOCKOUTS_BEFORE_PERMANENT; round++) {
+          for (let i = 0; i < 2; i++) {
+            expectProblem(await loginFrom(t, '203.0.113.10', upiId, WRONG), 401, 'unauthorized');
+            refusals += 1;
+          }
+          const locked = await loginFrom(t, '203.0.113.10', upiId, PIN);
+          expectProblem(locked, 429, 'login-locked');
+          retryAfters.push(Number(locked.headers.get('retry-after')));
+          await expireLocks(upiId);
         }
-        const locked = await loginFrom(t, '203.0.113.10', upiId, PIN);
-        expectProblem(locked, 429, 'login-locked');
-        retryAfters.push(Number(locked.headers.get('retry-after')));
-        await expireLocks(upiId);
-      }
-      // 60 s, then 4x longer each time, then locked until an operator unlocks it (Retry-After: a day).
-      expect(retryAfters.slice(0, 4).map((seconds) => Math.round(seconds / 60))).toEqual([1, 4, 16, 64]);
-      expect(retryAfters[4]).toBe(86_400);
-      expect(refusals).toBe(10);
+        // 60 s, then 4x longer each time, then locked until an operator unlocks it (Retry-After: a day).
+        expect(retryAfters.slice(0, 4).map((seconds) => Math.round(seconds / 60))).toEqual([1, 4, 16, 64]);
+        expect(retryAfters[4]).toBe(86_400);
+        expect(refusals).toBe(10);
 
-      const stillLocked = await loginFrom(t, '203.0.113.10', upiId, PIN);
-      expectProblem(stillLocked, 429, 'login-locked');
-      expect(stillLocked.body.detail).toMatch(/until an operator unlocks it/);
+        const stillLocked = await loginFrom(t, '203.0.113.10', upiId, PIN);
+        expectProblem(stillLocked, 429, 'login-locked');
+        expect(stillLocked.body.detail).toMatch(/until an operator unlocks it/);
+        expect(stillLocked.body.detail).toMatch(/from this address/);
+        // The permanent lock belongs to the address that earned it: the owner still gets in from elsewhere.
+        expect((await loginFrom(t, '192.0.2.10', upiId, PIN)).status).toBe(200);
 
-      const cli = join(__dirname, '../dist/scripts/admin/admin.js');
-      execFileSync(process.execPath, [cli, 'unlock', upiId], { env: { ...process.env, DATABASE_URL: testUrl() } });
-      expect((await loginFrom(t, '203.0.113.10', upiId, PIN)).status).toBe(200);
+        const cli = join(__dirname, '../dist/scripts/admin/admin.js');
+        execFileSync(process.execPath, [cli, 'unlock', upiId], { env: { ...process.env, DATABASE_URL: testUrl() } });
+        expect((await loginFrom(t, '203.0.113.10', upiId, PIN)).status).toBe(200);
+      },
+      SCRYPT_HEAVY_TIMEOUT_MS,
+    );
+
+    it(
+      'escalates the lock of the addresses the owner never used to its longest, never for good',
+      async () => {
+        const upiId = await registerWithPin(t);
+        const retryAfters: number[] = [];
+        let address = 0;
+        const fromAnyAddress = (pin: string) => loginFrom(t, `203.0.113.${++address}`, upiId, pin);
+        for (let round = 0; round < LOCKOUTS_BEFORE_PERMANENT + 2; round++) {
+          for (let i = 0; i < 2; i++) expectProblem(await fromAnyAddress(WRONG), 401, 'unauthorized');
+          const locked = await fromAnyAddress(PIN);
+          expectProblem(locked, 429, 'login-locked');
+          expect(locked.body.detail).not.toMatch(/operator/);
+          retryAfters.push(Number(locked.headers.get('retry-after')));
+          await expireLocks(upiId);
+        }
+        // 60 s, 4 min, 16 min, then 64 min (longestSharedLockSeconds) however often the attacker comes back.
+        expect(longestSharedLockSeconds(60)).toBe(64 * 60);
+        expect(retryAfters.map((seconds) => Math.round(seconds / 60))).toEqual([1, 4, 16, 64, 64, 64, 64]);
+
+        const owner = await loginFrom(t, '192.0.2.20', upiId, PIN);
+        expect(owner.status).toBe(200);
+        expect(owner.body.upiId).toBe(upiId);
+      },
+      SCRYPT_HEAVY_TIMEOUT_MS,
+    );
+
+    it(
+      'does not hold failures for a UPI ID against the owner who registers it afterwards',
+      async () => {
+        // Often a phone number, so an attacker can guess it before its owner registers.
+        const upiId = `${randomPhone()}@okbank`;
+        let address = 0;
+        for (let round = 0; round < LOCKOUTS_BEFORE_PERMANENT; round++) {
+          if (round > 0) await expireLocks(upiId);
+          for (let i = 0; i < 2; i++) {
+            expectProblem(await loginFrom(t, `198.18.0.${++address}`, upiId, WRONG), 401, 'unauthorized');
+          }
+          expectProblem(await loginFrom(t, `198.18.0.${++address}`, upiId, PIN), 429, 'login-locked');
+        }
+
+        const registered = await t.api.post('/api/v1/users', {
+          name: 'Late Owner',
+          upiId,
+          phoneNumber: randomPhone(),
+          balance: 0,
+          pin: PIN,
+        });
+        expect(registered.status).toBe(201);
+        const first = await loginFrom(t, '192.0.2.30', upiId, PIN);
+        expect(first.status).toBe(200);
+        expect(first.body.upiId).toBe(upiId);
+        // From now on the owner's ID counts failures as any other: two lock it again.
+        for (let i = 0; i < 2; i++) expectProblem(await loginFrom(t, '198.18.1.1', upiId, WRONG), 401, 'unauthorized');
+        expectProblem(await loginFrom(t, '198.18.1.2', upiId, PIN), 429, 'login-locked');
+      },
+      SCRYPT_HEAVY_TIMEOUT_MS,
+    );
+
+    it('purges the stale counts of nobody, locks included, and keeps the lock levels of registered owners', async () => {
+      const ghost = uniqueUpiId('ghost');
+      const owner = await registerWithPin(t);
+      const { id: ownerId } = (await db.query('SELECT id FROM users WHERE upi_id = $1', [owner])).rows[0];
+      await db.query(
+        `INSERT INTO login_attempts (upi_id, source, user_id, failed_count, locked_until, lock_count, updated_at) VALUES
+           (lower($1), '198.51.100.9', NULL, 2, 'infinity', 5, now() - interval '2 days'),
+           (lower($2), '198.51.100.9', NULL, 2, 'infinity', 5, now() - interval '2 days'),
+           (lower($2), '*', $3, 2, now() - interval '1 day', 3, now() - interval '2 days')`,
+        [ghost, owner, ownerId],
+      );
+      await t.app.get(AuthPurgeJob).run();
+      const left = await db.query(
+        'SELECT upi_id, source, lock_count FROM login_attempts WHERE upi_id IN (lower($1), lower($2))',
+        [ghost, owner],
+      );
+      expect(left.rows).toEqual([{ upi_id: owner.toLowerCase(), source: '*', lock_count: 3 }]);
     });
 
     it('does not let failures from other addresses lock the owner out of an address they logged in from before', async () => {
@@ -99,6 +192,54 @@ describe('login abuse', () => {
       expect(owner.status).toBe(200);
       expect(owner.body.upiId).toBe(upiId);
     });
+  });
+
+  describe('with LOGIN_LOCKOUT_SECONDS=1, an attacker on rotating addresses for a whole day', () => {
+    const LOCKOUT_SECONDS = 1;
+    // A day under the default LOGIN_LOCKOUT_SECONDS (900), at the pace of 1 s locks.
+    const SCALED_DAY_SECONDS = (86_400 * LOCKOUT_SECONDS) / 900;
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await startTestApp({
+        AUTH_PIN_REQUIRED: 'true',
+        LOGIN_LOCKOUT_SECONDS: String(LOCKOUT_SECONDS),
+        TRUST_PROXY: '127.0.0.1',
+      });
+    });
+    afterAll(() => t.close());
+
+    it('gets at most the stated guesses, and the owner gets in from a new address 64 s after it stops', async () => {
+      const maxFailed = loadConfig({ JWT_SECRET: 'x'.repeat(32) }).loginMaxFailedAttempts;
+      const bound = mostGuessesFromUnknownAddresses(SCALED_DAY_SECONDS, maxFailed, LOCKOUT_SECONDS);
+      // The README's number: 25 a day under the defaults, and the same at this pace.
+      expect(bound).toBe(mostGuessesFromUnknownAddresses(86_400, 5, 900));
+      expect(bound).toBe(25);
+      expect(longestSharedLockSeconds(LOCKOUT_SECONDS)).toBe(64);
+
+      const upiId = await registerWithPin(t);
+      const dayEnds = performance.now() + SCALED_DAY_SECONDS * 1000;
+      let guessesInTheDay = 0;
+      let lockouts = 0;
+      let lastStatus = 0;
+      // Wrong PINs from a new address each time, all day and until the fifth lock (the permanent one before issue 38).
+      for (let address = 1; performance.now() < dayEnds || lockouts < LOCKOUTS_BEFORE_PERMANENT; address++) {
+        const from = `198.19.${Math.floor(address / 250)}.${(address % 250) + 1}`;
+        const response = await loginFrom(t, from, upiId, WRONG);
+        if (response.status === 401 && performance.now() < dayEnds) guessesInTheDay += 1;
+        if (response.status === 429 && lastStatus === 401) lockouts += 1;
+        if (response.status !== 401) expectProblem(response, 429, 'login-locked');
+        lastStatus = response.status;
+        await sleep(50);
+      }
+      const attackerStopped = performance.now();
+      expect(guessesInTheDay).toBeGreaterThanOrEqual(4 * maxFailed);
+      expect(guessesInTheDay).toBeLessThanOrEqual(bound);
+
+      await sleep(attackerStopped + longestSharedLockSeconds(LOCKOUT_SECONDS) * 1000 - performance.now());
+      const owner = await loginFrom(t, '192.0.2.41', upiId, PIN);
+      expect(owner.status).toBe(200);
+      expect(owner.body.upiId).toBe(upiId);
+    }, 240_000);
   });
 
   describe('per-address limits', () => {

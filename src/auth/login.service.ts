@@ -17,7 +17,9 @@ const LOGIN_REFUSED = 'Unknown UPI ID';
 
 /**
  * Login: per-address rate limit, then the lock of the UPI ID for this source (the client address
- * if the owner logged in from it before, else every other address together), then the PIN.
+ * if the owner logged in from it before, else every other address together; counted for the
+ * account that holds the ID now, so failures from before it was registered are not its own),
+ * then the PIN.
  * Unknown users, missing PINs and wrong PINs take the same path (count, same 401) in similar
  * time; only a real PIN hash runs scrypt: an unknown UPI ID waits as long as a check typically
  * takes instead, which costs no CPU, so a flood of made-up IDs cannot fill the cores.
@@ -48,13 +50,13 @@ export class LoginService implements OnModuleInit {
     // The spec's login: a user without a PIN, while PINs are optional, needs nothing more.
     if (user && !user.pinHash && !this.config.authPinRequired) return user;
 
-    const source = await this.attempts.sourceOf(upiId, clientIp);
-    const attempt = await this.attempts.start(upiId, source);
+    const key = await this.attempts.keyFor(upiId, user?.id ?? null, clientIp);
+    const attempt = await this.attempts.start(key);
     if (!attempt.allowed) {
       this.failures.inc({ reason: 'locked' });
       if (attempt.lockedNow) this.lockouts.inc();
       const detail = attempt.permanent
-        ? 'Too many failed logins for this UPI ID: login is locked until an operator unlocks it'
+        ? 'Too many failed logins for this UPI ID from this address: login from it is locked until an operator unlocks it'
         : 'Too many failed logins for this UPI ID; try again later';
       throw new ApiError(ErrorCode.LoginLocked, detail, {
         headers: { 'Retry-After': String(attempt.retryAfterSeconds) },
@@ -62,10 +64,10 @@ export class LoginService implements OnModuleInit {
     }
     if (!(await this.pinMatches(user, pin))) {
       this.failures.inc({ reason: 'unknown_or_wrong_pin' });
-      if (await this.attempts.failed(upiId, source)) this.lockouts.inc();
+      if (await this.attempts.failed(key)) this.lockouts.inc();
       throw unauthorized(LOGIN_REFUSED);
     }
-    await this.attempts.succeeded(upiId, source, clientIp);
+    await this.attempts.succeeded(key, clientIp);
     delete user!.pinHash;
     return user!;
   }
