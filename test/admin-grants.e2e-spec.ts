@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { ConfigError, loadConfig } from '../src/config/app-config';
@@ -7,11 +8,21 @@ import { randomPhone, uniqueUpiId } from './support/api-client';
 import { connectTestDatabase, testUrl } from './support/db';
 import { craftToken, decodeClaims, nowSeconds } from './support/jwt';
 import { expectProblem } from './support/problem';
+import { withTempDir } from './support/temp-dir';
 import { startTestApp, type TestApp } from './support/test-app';
 import { waitUntil } from './support/wait';
 
 // The documented bound (docs/security.md, "Admin grants": the copy is refreshed every second, never trusted past this), plus a request.
 const BOUND_MS = GRANTS_MAX_STALENESS_MS + 2000;
+
+/** Runs a built operator CLI; both streams captured, asserted by the tests, never relayed to the test output. */
+function runCli(script: 'admin' | 'audit', args: string[], env: Record<string, string> = {}) {
+  return spawnSync(process.execPath, [join(__dirname, `../dist/scripts/${script}/${script}.js`), ...args], {
+    env: { ...process.env, DATABASE_URL: testUrl(), ...env },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
 
 /** Issue 18, item 2: ROLE_ADMIN is granted on an existing account and checked on every request. */
 describe('admin grants', () => {
@@ -161,12 +172,7 @@ describe('admin grants', () => {
     it('npm run admin -- grant / revoke acts on an existing account; other instances see it within the stated bound', async () => {
       const user = await t.api.registerUser();
       // Both streams captured: what the CLI says is asserted here, never relayed to the test output.
-      const run = (...args: string[]) =>
-        spawnSync(process.execPath, [join(__dirname, '../dist/scripts/admin/admin.js'), ...args], {
-          env: { ...process.env, DATABASE_URL: testUrl() },
-          encoding: 'utf8',
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
+      const run = (...args: string[]) => runCli('admin', args);
       const cli = (...args: string[]) => {
         const result = run(...args);
         expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: '' });
@@ -185,6 +191,86 @@ describe('admin grants', () => {
       expect(refused.stderr).toContain(`No registered user with UPI ID ${nobody}`);
       expect(refused.stdout).toBe('');
     });
+
+    it('--help prints the usage and exits 0; an unknown option or a bad command is bad usage (2)', () => {
+      const help = runCli('admin', ['--help']);
+      expect({ status: help.status, stderr: help.stderr }).toEqual({ status: 0, stderr: '' });
+      expect(help.stdout).toMatch(/^usage: npm run admin -- grant\|revoke\|unlock <upiId>/);
+      expect(help.stdout).toContain('--database-url-file <path>');
+      for (const args of [['--verbose', 'grant', 'a@okbank'], ['promote', 'a@okbank'], []]) {
+        const wrong = runCli('admin', args);
+        expect({ args, status: wrong.status, stdout: wrong.stdout }).toEqual({ args, status: 2, stdout: '' });
+        expect(wrong.stderr).toContain('usage: npm run admin');
+      }
+    });
+
+    it('takes no password on the command line: --database-url with one is refused, the file and the environment work', async () => {
+      const user = await t.api.registerUser();
+      const withPassword = new URL(testUrl());
+      expect(withPassword.password).not.toBe('');
+      for (const url of [withPassword.href, `${withPassword.origin}${withPassword.pathname}?password=x`]) {
+        const refused = runCli('admin', ['grant', user.upiId, '--database-url', url], { DATABASE_URL: '' });
+        expect({ status: refused.status, stdout: refused.stdout }).toEqual({ status: 2, stdout: '' });
+        expect(refused.stderr).toContain('--database-url must not carry a password');
+        expect(refused.stderr).not.toContain(withPassword.password);
+      }
+      const audit = runCli('audit', ['--database-url', withPassword.href]);
+      expect({ status: audit.status, stdout: audit.stdout }).toEqual({ status: 2, stdout: '' });
+      expect(audit.stderr).toContain('--database-url must not carry a password');
+      expect(await grantRows(user.upiId)).toEqual([]);
+
+      // Without its password the URL is fine: libpq's PGPASSWORD (or ~/.pgpass) supplies it.
+      const password = decodeURIComponent(withPassword.password);
+      const bare = new URL(withPassword.href);
+      bare.password = '';
+      const granted = runCli('admin', ['grant', user.upiId, '--database-url', bare.href], {
+        DATABASE_URL: '',
+        PGPASSWORD: password,
+      });
+      expect({ status: granted.status, stderr: granted.stderr }).toEqual({ status: 0, stderr: '' });
+      expect(granted.stdout).toContain('ROLE_ADMIN granted');
+
+      await withTempDir('admin-url-file', async (dir) => {
+        const file = join(dir, 'database-url');
+        writeFileSync(file, `${testUrl()}\n`, { mode: 0o600 });
+        const revoked = runCli('admin', ['revoke', user.upiId, '--database-url-file', file], { DATABASE_URL: '' });
+        expect({ status: revoked.status, stderr: revoked.stderr }).toEqual({ status: 0, stderr: '' });
+        expect(revoked.stdout).toContain('ROLE_ADMIN revoked');
+      });
+      expect(await grantRows(user.upiId)).toEqual([]);
+    });
+  });
+
+  describe('npm run admin beside a service running on the same DATA_DIR', () => {
+    it("grants on the service's own embedded database; the user is admin within the bound and on the next token", async () => {
+      await withTempDir(
+        'admin-beside-service',
+        async (dataDir) => {
+          const embedded = { DATABASE_URL: '', DATA_DIR: dataDir };
+          const service = await startTestApp(embedded);
+          try {
+            const user = await service.api.registerUser({ balance: 0 });
+            expectProblem(await listUsers(service, user.token), 403, 'forbidden-operation');
+
+            const grant = runCli('admin', ['grant', user.upiId], embedded);
+            expect({ status: grant.status, stderr: grant.stderr }).toEqual({ status: 0, stderr: '' });
+            expect(grant.stdout).toContain(`ROLE_ADMIN granted for ${user.upiId.toLowerCase()}`);
+            await waitUntil(async () => (await listUsers(service, user.token)).status === 200, 'the grant', BOUND_MS);
+            const next = await service.api.login(user.upiId);
+            expect(decodeClaims(next).roles).toEqual(['ROLE_USER', 'ROLE_ADMIN']);
+
+            // The audit shares the running database the same way, and the service keeps serving.
+            const audit = runCli('audit', [], embedded);
+            expect({ status: audit.status, stderr: audit.stderr }).toEqual({ status: 0, stderr: '' });
+            expect(JSON.parse(audit.stdout).ok).toBe(true);
+            expect((await service.api.registerUser({ balance: 0 })).upiId).toEqual(expect.any(String));
+          } finally {
+            await service.close();
+          }
+        },
+        { forPostgres: true },
+      );
+    }, 120_000);
   });
 
   describe('token lifetime', () => {

@@ -204,6 +204,24 @@ describe('OpenAPI document', () => {
     expect(init.text).toMatch(/requestInterceptor.*function freshIdempotencyKeys/s);
   });
 
+  it('shows response bodies as sent (a Swagger UI plugin) and amounts in examples with 4 decimals', async () => {
+    const init = await t.api.get('/swagger-ui/swagger-ui-init.js');
+    expect(init.text).toMatch(/plugins.*function downloadUrlPlugin.*function rawJsonResponseBodies/s);
+    const schemas = document.components.schemas;
+    const transfer = document.paths['/api/v1/transactions'].post;
+    const amounts = {
+      registration: document.paths['/api/v1/users'].post.requestBody.content['application/json'].example.balance,
+      transferRequest: schemas.TransferRequest.properties.amount.example,
+      transfer201: transfer.responses['201'].content['application/json'].example.amount,
+      transaction: schemas.TransactionResponse.properties.amount.example,
+      reversed: schemas.TransactionResponse.properties.reversedAmount.example,
+      ledgerAmount: schemas.LedgerEntryResponse.properties.amount.example,
+      ledgerBalance: schemas.LedgerEntryResponse.properties.balanceAfter.example,
+    };
+    const notFourDecimals = Object.entries(amounts).filter(([, value]) => !/^\d+\.\d{4}$/.test(String(value)));
+    expect(notFourDecimals).toEqual([]);
+  });
+
   it('matches the committed TypeScript client (clients/typescript), or UPDATE_CLIENT=1 rewrites it', async () => {
     const generated = await generateSchemaSource(document, CLIENT_SCHEMA);
     if (process.env.UPDATE_CLIENT === '1') writeFileSync(CLIENT_SCHEMA, generated);

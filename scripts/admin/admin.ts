@@ -1,13 +1,13 @@
 /**
- * npm run admin -- grant <upiId> | revoke <upiId> | unlock <upiId> [--database-url postgres://...]
+ * npm run admin -- grant|revoke|unlock <upiId> [--database-url-file <path>] | --help
  *
  * grant / revoke: ROLE_ADMIN on an existing account, recorded in role_grants with who (the OS
  * user running this, as "cli:<name>") and when; running services see it within a second.
  * unlock: clears every login lock and failure count of the UPI ID (the way out of a permanent
  * lock, after the owner's identity was checked out of band).
- * The database is --database-url, else DATABASE_URL, else the embedded one in DATA_DIR (./.data),
- * which only this process may then use: stop the service first. Exits 0 when done, 1 when the
- * account does not exist, 2 on bad usage or when the command could not run.
+ * The database: see DATABASE_USAGE; beside a running service it uses the service's embedded
+ * database, so granting the first admin needs no restart. Exits 0 when done, 1 when the account
+ * does not exist, 2 on bad usage or when the command could not run.
  */
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -15,21 +15,32 @@ import type { Client } from 'pg';
 import { ROLE_ADMIN } from '../../src/access/authenticated-user';
 import { setRoleIn } from '../../src/auth/role-grants.service';
 import { UPI_ID_PATTERN } from '../../src/users/upi-id';
-import { withCliDatabase } from '../lib/cli-database';
+import { CliUsageError, DATABASE_OPTIONS, DATABASE_USAGE, withCliDatabase } from '../lib/cli-database';
 
-const USAGE = 'usage: npm run admin -- grant|revoke|unlock <upiId> [--database-url postgres://...]';
+const USAGE = `usage: npm run admin -- grant|revoke|unlock <upiId> [--database-url-file <path>]
+
+  grant <upiId>    give the account ROLE_ADMIN (running services see it within a second)
+  revoke <upiId>   take ROLE_ADMIN back
+  unlock <upiId>   clear the login locks and failure counts of the UPI ID
+
+${DATABASE_USAGE}
+
+Exits 0 when done, 1 when the account does not exist, 2 on bad usage or when it could not run.`;
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
-    options: { 'database-url': { type: 'string' } },
+    options: { ...DATABASE_OPTIONS, help: { type: 'boolean', short: 'h' } },
     allowPositionals: true,
   });
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
   const [command, upiId] = positionals;
   if (!['grant', 'revoke', 'unlock'].includes(command) || !upiId || !UPI_ID_PATTERN.test(upiId)) {
-    console.error(USAGE);
-    return 2;
+    throw new CliUsageError('expected grant, revoke or unlock and a UPI ID');
   }
-  return withCliDatabase(values['database-url'], (client) =>
+  return withCliDatabase(values, (client) =>
     command === 'unlock' ? unlock(client, upiId) : setRole(client, upiId, command === 'grant'),
   );
 }
@@ -62,7 +73,15 @@ async function unlock(client: Client, upiId: string): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error(`admin could not run: ${error instanceof Error ? error.message : String(error)}`);
+    if (isUsageError(error)) console.error(`${error.message}\n\n${USAGE}`);
+    else console.error(`admin could not run: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(2);
   },
 );
+
+/** Ours, or parseArgs' (an unknown option, a missing value). */
+function isUsageError(error: unknown): error is Error {
+  return (
+    error instanceof CliUsageError || (error as { code?: string } | null)?.code?.startsWith('ERR_PARSE_ARGS') === true
+  );
+}

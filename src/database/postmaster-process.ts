@@ -45,6 +45,23 @@ export async function stopOrphanedPostmaster(databaseDir: string, logger: Logger
   if (isAlive(pid)) throw new Error(`Orphaned PostgreSQL (pid ${pid}) did not stop within 30 s`);
 }
 
+/**
+ * The port of the PostgreSQL running on databaseDir, from its postmaster.pid (line 1 the pid,
+ * line 4 the port), or undefined when none runs there. How an operator CLI finds a running
+ * service's embedded database.
+ */
+export function runningPostmasterPort(databaseDir: string): number | undefined {
+  let lines: string[];
+  try {
+    lines = readFileSync(join(databaseDir, 'postmaster.pid'), 'utf8').split('\n');
+  } catch {
+    return undefined;
+  }
+  const [pid, port] = [Number(lines[0]), Number(lines[3])];
+  if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port) || port <= 0) return undefined;
+  return isAlive(pid) ? port : undefined;
+}
+
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);

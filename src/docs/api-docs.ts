@@ -13,7 +13,7 @@ import { AppConfig } from '../config/app-config';
 import { completeDocument } from './document-completion';
 import { addOperationExamples } from './operation-examples';
 import { DEFAULT_PROBLEMS, problemExample } from './problem-examples';
-import { freshIdempotencyKeys } from './swagger-ui-interceptor';
+import { downloadUrlPlugin, freshIdempotencyKeys, rawJsonResponseBodies } from './swagger-ui-interceptor';
 
 /** RFC 9457 problem details, as every error of this API is written. */
 export class ProblemDetail {
@@ -132,7 +132,11 @@ export function setUpApiDocs(app: NestFastifyApplication, version: string): void
   SwaggerModule.setup('swagger-ui', app, document, {
     jsonDocumentUrl: 'v3/api-docs',
     yamlDocumentUrl: 'v3/api-docs.yaml',
-    // A bearer token in localStorage outlives the tab and is readable by any script on the origin.
-    swaggerOptions: { persistAuthorization: false, requestInterceptor: freshIdempotencyKeys },
+    swaggerOptions: {
+      // A bearer token in localStorage outlives the tab and is readable by any script on the origin.
+      persistAuthorization: false,
+      requestInterceptor: freshIdempotencyKeys,
+      plugins: [downloadUrlPlugin, rawJsonResponseBodies],
+    },
   });
 }

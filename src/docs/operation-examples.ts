@@ -12,7 +12,7 @@ const OPERATION_EXAMPLES: { path: string; method: string; where: 'request' | '20
     path: '/api/v1/users',
     method: 'post',
     where: 'request',
-    value: { name: 'Alice Sharma', upiId: 'alice@okbank', phoneNumber: '9876543210', balance: 1500.5 },
+    value: { name: 'Alice Sharma', upiId: 'alice@okbank', phoneNumber: '9876543210', balance: 1500.5025 },
   },
   {
     path: '/api/v1/transactions',
@@ -23,7 +23,7 @@ const OPERATION_EXAMPLES: { path: string; method: string; where: 'request' | '20
       referenceId: '0f8fad5b-d9cb-469f-a165-70867728950e',
       senderUpiId: 'alice@okbank',
       receiverUpiId: 'bob@okbank',
-      amount: 100.5,
+      amount: 100.5025,
       status: 'COMPLETED',
       type: 'TRANSFER',
       note: 'dinner',

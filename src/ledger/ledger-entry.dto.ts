@@ -8,9 +8,9 @@ export class LedgerEntryResponse {
   @ApiProperty({ format: 'uuid' }) userReferenceId: string;
   @ApiProperty({ format: 'uuid' }) transactionReferenceId: string;
   @ApiProperty({ enum: EntryType }) entryType: EntryType;
-  @ApiProperty({ type: 'number', example: 100 }) amount: RawJson;
-  @ApiProperty({ type: 'number', example: 150 }) balanceBefore: RawJson;
-  @ApiProperty({ type: 'number', example: 50 }) balanceAfter: RawJson;
+  @ApiProperty({ type: 'number', example: 100.5025 }) amount: RawJson;
+  @ApiProperty({ type: 'number', example: 150.7576 }) balanceBefore: RawJson;
+  @ApiProperty({ type: 'number', example: 50.2551 }) balanceAfter: RawJson;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
 
   /** The one mapping from a ledger_entries row (ledger-entries.repository.ts). */

@@ -28,7 +28,7 @@ const money = (text: string | undefined | null) => (text == null ? null : moneyJ
 
 export class DailyLimitsView {
   @ApiProperty({ type: 'number', nullable: true, example: 100000 }) amountMax: RawJson | null;
-  @ApiProperty({ type: 'number', example: 65000 }) amountUsed: RawJson;
+  @ApiProperty({ type: 'number', example: 65000.2525 }) amountUsed: RawJson;
   @ApiProperty({ type: 'integer', nullable: true, example: 20 }) countMax: number | null;
   @ApiProperty({ type: 'integer', example: 3 }) countUsed: number;
   @ApiProperty({ format: 'date-time', example: '2026-11-24T18:30:00.000Z' }) resetsAt: string;
@@ -37,7 +37,7 @@ export class DailyLimitsView {
 export class NewUserLimitsView {
   @ApiProperty({ format: 'date-time', example: '2026-11-25T09:00:00.000Z' }) until: string;
   @ApiProperty({ type: 'number', example: 5000 }) amountMax: RawJson;
-  @ApiProperty({ type: 'number', example: 1200 }) amountUsed: RawJson;
+  @ApiProperty({ type: 'number', example: 1200.2525 }) amountUsed: RawJson;
 }
 
 /** GET /api/v1/users/{referenceId}/limits: what the sender may still move, and until when. */

@@ -23,7 +23,7 @@ export class CreateScheduledTransferRequest {
 
   @ApiProperty({
     type: 'number',
-    example: 15000,
+    example: 15000.2525,
     minimum: 0.01,
     maximum: 1000000,
     description: 'INR per run, up to 4 decimals (HALF_EVEN), as for a transfer',
@@ -75,7 +75,7 @@ export class ScheduledTransferResponse {
   @ApiProperty({ format: 'uuid' }) referenceId: string;
   @ApiProperty({ example: 'alice@okbank' }) senderUpiId: string;
   @ApiProperty({ example: 'landlord@okbank' }) receiverUpiId: string;
-  @ApiProperty({ type: 'number', example: 15000 }) amount: RawJson;
+  @ApiProperty({ type: 'number', example: 15000.2525 }) amount: RawJson;
   @ApiProperty({ example: 'rent', nullable: true, type: String }) note: string | null;
   @ApiProperty({ enum: FREQUENCIES, example: 'MONTHLY' }) frequency: Frequency;
   @ApiProperty({ format: 'date-time' }) startAt: string;
@@ -109,7 +109,7 @@ export class ScheduledTransferResponse {
 
 export class RunProblem {
   @ApiProperty({ example: 'https://errors.payments.local/insufficient-balance' }) type: string;
-  @ApiProperty({ example: 'Available balance 10.0000 is less than the required amount 15000.0000' }) detail: string;
+  @ApiProperty({ example: 'Available balance 10.0000 is less than the required amount 15000.2525' }) detail: string;
 }
 
 export class ScheduledTransferRunResponse {
@@ -122,7 +122,7 @@ export class ScheduledTransferRunResponse {
     nullable: true,
     example: {
       type: 'https://errors.payments.local/insufficient-balance',
-      detail: 'Available balance 10.0000 is less than the required amount 15000.0000',
+      detail: 'Available balance 10.0000 is less than the required amount 15000.2525',
     },
     description:
       'FAILED only: what the transfer answered, as the sender reads it. The receiver reads ' +

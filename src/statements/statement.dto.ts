@@ -18,7 +18,7 @@ export class StatementEntryResponse {
     description: 'The other party: the receiver of a DEBIT, the sender of a CREDIT; null for an opening balance',
   })
   counterpartyUpiId: string | null;
-  @ApiProperty({ type: 'number', example: 120.5 }) amount: RawJson;
+  @ApiProperty({ type: 'number', example: 120.5025 }) amount: RawJson;
   @ApiProperty({ type: 'number', example: 379.5 }) balanceAfter: RawJson;
   @ApiProperty({ type: 'string', example: 'dinner', nullable: true }) note: string | null;
 }

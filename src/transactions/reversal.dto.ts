@@ -9,7 +9,7 @@ import { IsVisibleText } from '../common/text/visible-text';
 export class ReversalRequest {
   @ApiPropertyOptional({
     type: 'number',
-    example: 40.25,
+    example: 40.2525,
     minimum: 0.01,
     maximum: 1000000,
     description: 'INR, up to 4 decimals (HALF_EVEN); defaults to what remains reversible',

@@ -27,7 +27,7 @@ export class TransactionResponse {
   @ApiProperty({ format: 'uuid' }) referenceId: string;
   @ApiProperty({ example: 'alice@okbank' }) senderUpiId: string;
   @ApiProperty({ example: 'bob@okbank' }) receiverUpiId: string;
-  @ApiProperty({ type: 'number', example: 100.5 }) amount: RawJson;
+  @ApiProperty({ type: 'number', example: 100.5025 }) amount: RawJson;
   @ApiProperty({ enum: ['COMPLETED', 'PARTIALLY_REVERSED', 'REVERSED'], example: 'COMPLETED' }) status: string;
   @ApiProperty({ enum: ['TRANSFER', 'DEPOSIT', 'REVERSAL'], example: 'TRANSFER' }) type: string;
   @ApiProperty({ type: 'string', example: 'dinner', nullable: true }) note: string | null;
@@ -39,7 +39,7 @@ export class TransactionResponse {
   originalReferenceId?: string;
   @ApiPropertyOptional({
     type: 'number',
-    example: 40.25,
+    example: 40.2525,
     description: 'TRANSFER only, once reversed in part or in full: the amount returned so far',
   })
   reversedAmount?: RawJson;

@@ -25,7 +25,7 @@ export class TransferRequest {
 
   @ApiProperty({
     type: 'number',
-    example: 100.5,
+    example: 100.5025,
     minimum: 0.01,
     maximum: 1000000,
     description: 'INR, up to 4 decimals (HALF_EVEN)',

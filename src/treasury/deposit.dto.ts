@@ -19,7 +19,7 @@ export class DepositRequest {
 
   @ApiProperty({
     type: 'number',
-    example: 5000,
+    example: 5000.2525,
     minimum: 0.01,
     maximum: 10000000000000,
     description: 'INR, up to 4 decimals (HALF_EVEN)',

@@ -29,7 +29,7 @@ export class RegisterUserRequest {
   @Matches(/^\d{10}$/, { message: 'phoneNumber must be exactly 10 digits' })
   phoneNumber: string;
 
-  @ApiProperty({ example: 1500.5, type: 'number', minimum: 0, description: 'INR, up to 4 decimals (HALF_EVEN)' })
+  @ApiProperty({ example: 1500.5025, type: 'number', minimum: 0, description: 'INR, up to 4 decimals (HALF_EVEN)' })
   @ToMoney()
   @IsMoney({ min: '0' })
   balance: Big;
@@ -53,7 +53,7 @@ export class UserResponse {
   @ApiProperty({ example: 'Alice Sharma' }) name: string;
   @ApiProperty({ example: 'alice@okbank' }) upiId: string;
   @ApiProperty({ example: '9876543210' }) phoneNumber: string;
-  @ApiProperty({ type: 'number', example: 1500.5 }) balance: RawJson;
+  @ApiProperty({ type: 'number', example: 1500.5025 }) balance: RawJson;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time' }) updatedAt: string;
 
@@ -76,7 +76,7 @@ export class UserAccountResponse {
   @ApiProperty({ example: 'Alice Sharma' }) name: string;
   @ApiProperty({ example: 'alice@okbank' }) upiId: string;
   @ApiProperty({ example: '9876543210' }) phoneNumber: string;
-  @ApiProperty({ type: 'number', example: 1500.5 }) balance: RawJson;
+  @ApiProperty({ type: 'number', example: 1500.5025 }) balance: RawJson;
   @ApiProperty({ type: 'integer', example: 3 }) version: number;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time' }) updatedAt: string;

@@ -932,7 +932,7 @@ export interface components {
       phoneNumber: string;
       /**
        * @description INR, up to 4 decimals (HALF_EVEN)
-       * @example 1500.5
+       * @example 1500.5025
        */
       balance: number;
       /**
@@ -950,7 +950,7 @@ export interface components {
       upiId: string;
       /** @example 9876543210 */
       phoneNumber: string;
-      /** @example 1500.5 */
+      /** @example 1500.5025 */
       balance: number;
       /** Format: date-time */
       createdAt: string;
@@ -966,7 +966,7 @@ export interface components {
       upiId: string;
       /** @example 9876543210 */
       phoneNumber: string;
-      /** @example 1500.5 */
+      /** @example 1500.5025 */
       balance: number;
       /** @example 3 */
       version: number;
@@ -984,11 +984,11 @@ export interface components {
       transactionReferenceId: string;
       /** @enum {string} */
       entryType: 'DEBIT' | 'CREDIT';
-      /** @example 100 */
+      /** @example 100.5025 */
       amount: number;
-      /** @example 150 */
+      /** @example 150.7576 */
       balanceBefore: number;
-      /** @example 50 */
+      /** @example 50.2551 */
       balanceAfter: number;
       /** Format: date-time */
       createdAt: string;
@@ -1054,7 +1054,7 @@ export interface components {
       receiverUpiId: string;
       /**
        * @description INR, up to 4 decimals (HALF_EVEN)
-       * @example 100.5
+       * @example 100.5025
        */
       amount: number;
       /** @example dinner */
@@ -1069,7 +1069,7 @@ export interface components {
       senderUpiId: string;
       /** @example bob@okbank */
       receiverUpiId: string;
-      /** @example 100.5 */
+      /** @example 100.5025 */
       amount: number;
       /**
        * @example COMPLETED
@@ -1092,7 +1092,7 @@ export interface components {
       originalReferenceId?: string;
       /**
        * @description TRANSFER only, once reversed in part or in full: the amount returned so far
-       * @example 40.25
+       * @example 40.2525
        */
       reversedAmount?: number;
       /**
@@ -1104,7 +1104,7 @@ export interface components {
     ReversalRequest: {
       /**
        * @description INR, up to 4 decimals (HALF_EVEN); defaults to what remains reversible
-       * @example 40.25
+       * @example 40.2525
        */
       amount?: number;
       /** @example refund: item returned */
@@ -1118,7 +1118,7 @@ export interface components {
       upiId: string;
       /**
        * @description INR, up to 4 decimals (HALF_EVEN)
-       * @example 5000
+       * @example 5000.2525
        */
       amount: number;
       /** @example bank transfer 2026-11-22 */
@@ -1180,7 +1180,7 @@ export interface components {
        * @example bob@okbank
        */
       counterpartyUpiId: string | null;
-      /** @example 120.5 */
+      /** @example 120.5025 */
       amount: number;
       /** @example 379.5 */
       balanceAfter: number;
@@ -1375,7 +1375,7 @@ export interface components {
     DailyLimitsView: {
       /** @example 100000 */
       amountMax: number | null;
-      /** @example 65000 */
+      /** @example 65000.2525 */
       amountUsed: number;
       /** @example 20 */
       countMax: number | null;
@@ -1395,7 +1395,7 @@ export interface components {
       until: string;
       /** @example 5000 */
       amountMax: number;
-      /** @example 1200 */
+      /** @example 1200.2525 */
       amountUsed: number;
     };
     LimitsView: {
@@ -1455,7 +1455,7 @@ export interface components {
       receiverUpiId: string;
       /**
        * @description INR per run, up to 4 decimals (HALF_EVEN), as for a transfer
-       * @example 15000
+       * @example 15000.2525
        */
       amount: number;
       /** @example rent */
@@ -1485,7 +1485,7 @@ export interface components {
       senderUpiId: string;
       /** @example landlord@okbank */
       receiverUpiId: string;
-      /** @example 15000 */
+      /** @example 15000.2525 */
       amount: number;
       /** @example rent */
       note: string | null;
@@ -1518,7 +1518,7 @@ export interface components {
     RunProblem: {
       /** @example https://errors.payments.local/insufficient-balance */
       type: string;
-      /** @example Available balance 10.0000 is less than the required amount 15000.0000 */
+      /** @example Available balance 10.0000 is less than the required amount 15000.2525 */
       detail: string;
     };
     ScheduledTransferRunResponse: {
@@ -1534,7 +1534,7 @@ export interface components {
        * @description FAILED only: what the transfer answered, as the sender reads it. The receiver reads {"type": "<errors base>/payment-not-completed", "detail": "The payment could not be completed"} instead
        * @example {
        *       "type": "https://errors.payments.local/insufficient-balance",
-       *       "detail": "Available balance 10.0000 is less than the required amount 15000.0000"
+       *       "detail": "Available balance 10.0000 is less than the required amount 15000.2525"
        *     }
        */
       problem: components['schemas']['RunProblem'] | null;
@@ -1659,7 +1659,7 @@ export interface operations {
          *       "name": "Alice Sharma",
          *       "upiId": "alice@okbank",
          *       "phoneNumber": "9876543210",
-         *       "balance": 1500.5
+         *       "balance": 1500.5025
          *     }
          */
         'application/json': components['schemas']['RegisterUserRequest'];
@@ -2542,7 +2542,7 @@ export interface operations {
            *       "referenceId": "0f8fad5b-d9cb-469f-a165-70867728950e",
            *       "senderUpiId": "alice@okbank",
            *       "receiverUpiId": "bob@okbank",
-           *       "amount": 100.5,
+           *       "amount": 100.5025,
            *       "status": "COMPLETED",
            *       "type": "TRANSFER",
            *       "note": "dinner",
