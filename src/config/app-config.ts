@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
+import { BUSINESS_TIME_ZONE_DEFAULT, businessTimeZoneProblem } from './business-time-zone';
 import { privateDirectoryProblem, readOrCreateSecret } from './private-files';
 
 /** Typed, validated configuration: read from the environment once, at boot. */
@@ -181,12 +182,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
 function limitsConfig(reader: EnvReader, env: Env, problems: string[]) {
   const profile = reader.oneOf('LIMITS_PROFILE', 'none', ['none', 'npci']) as 'none' | 'npci';
   const npci = profile === 'npci';
-  const businessTimeZone = reader.string('BUSINESS_TIME_ZONE', 'Asia/Kolkata').trim();
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: businessTimeZone });
-  } catch {
-    problems.push(`BUSINESS_TIME_ZONE must be an IANA time zone such as Asia/Kolkata, got "${businessTimeZone}"`);
-  }
+  const businessTimeZone = reader.string('BUSINESS_TIME_ZONE', BUSINESS_TIME_ZONE_DEFAULT).trim();
+  const zoneProblem = businessTimeZoneProblem(businessTimeZone);
+  if (zoneProblem) problems.push(zoneProblem);
   const optionalDecimal = (name: string, fallback: string | undefined) =>
     env[name]?.trim() ? reader.decimal(name, '0') : fallback;
   const transferAmountMax = reader.decimal('TRANSFER_AMOUNT_MAX', npci ? '100000' : '1000000');
