@@ -59,6 +59,8 @@ export class AppConfig {
   /** Delays between delivery attempts, in ms: one attempt more than there are delays, then FAILED. */
   readonly webhookRetryScheduleMs: number[];
   readonly webhookTimeoutMs: number;
+  /** The most webhook endpoints the service keeps: each one is an outbound request per subscribed event. */
+  readonly webhookEndpointsMax: number;
   /** Deliveries per second per instance while transfers arrive in batches (the money path's peak); 0: no limit. */
   readonly webhookPeakDeliveriesPerSecond: number;
   // Database roles (README "Security", docs/database-roles.md).
@@ -160,6 +162,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     webhookAllowPrivateNetworks: reader.boolean('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
     webhookRetryScheduleMs: reader.durations('WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,10h'),
     webhookTimeoutMs: reader.integer('WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    webhookEndpointsMax: reader.integer('WEBHOOK_ENDPOINTS_MAX', 50, 1, 10_000),
     webhookPeakDeliveriesPerSecond: reader.integer('WEBHOOK_PEAK_DELIVERIES_PER_SECOND', 100, 0, 1_000_000),
     databaseOwnerUrl: reader.optionalUrl('DATABASE_OWNER_URL', ['postgres:', 'postgresql:']),
     databaseAllowPrivileged: reader.boolean('DATABASE_ALLOW_PRIVILEGED', false),
