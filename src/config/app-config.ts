@@ -61,7 +61,10 @@ export class AppConfig {
   readonly webhookTimeoutMs: number;
   /** The most webhook endpoints the service keeps: each one is an outbound request per subscribed event. */
   readonly webhookEndpointsMax: number;
-  /** Deliveries per second per instance while transfers arrive in batches (the money path's peak); 0: no limit. */
+  /**
+   * The floor of deliveries per second per instance while transfers arrive in batches (the money path's
+   * peak): deliveries that keep arriving faster are sent faster (src/webhooks/peak-delivery-budget.ts); 0: no limit.
+   */
   readonly webhookPeakDeliveriesPerSecond: number;
   // Database roles (README "Security", docs/database-roles.md).
   /** The owner role's URL: migrations run with it at boot. Unset: with DATABASE_URL. */
