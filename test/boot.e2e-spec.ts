@@ -126,6 +126,14 @@ describe('boot failures name the variable', () => {
     expectOneLineFailure(result, /HOST: 192\.0\.2\.1 is not an address of this machine/);
   });
 
+  it('a BUSINESS_TIME_ZONE given as a UTC offset, which PostgreSQL would read with the opposite sign', async () => {
+    const result = await runService({ DATA_DIR: tempDir('payments-boot-'), BUSINESS_TIME_ZONE: '+05:30' });
+    expectOneLineFailure(
+      result,
+      /BUSINESS_TIME_ZONE must be an IANA time zone such as Asia\/Kolkata, not a UTC offset/,
+    );
+  });
+
   it('a DATA_DIR that is a file', async () => {
     const file = join(tempDir('payments-boot-'), 'not-a-directory');
     writeFileSync(file, 'x');

@@ -84,6 +84,15 @@ describe('webhook endpoints (admin)', () => {
     ['a link-local (cloud metadata) address', 'https://169.254.169.254/latest/meta-data', '169.254.169.254'],
     ['IPv6 loopback', 'https://[::1]/hooks', '::1'],
     ['an IPv4-mapped IPv6 loopback', 'https://[::ffff:127.0.0.1]/hooks', '::ffff:7f00:1'],
+    ['an IPv4-compatible IPv6 loopback', 'https://[::127.0.0.1]/hooks', '::7f00:1'],
+    ['an IPv4-translated IPv6 loopback', 'https://[::ffff:0:127.0.0.1]/hooks', '::ffff:0:7f00:1'],
+    [
+      'a Teredo address whose client is loopback',
+      'https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/hooks',
+      '2001:0:4136:e378:8000:63bf:80ff:fffe',
+    ],
+    ['a 6to4 address of a private network', 'https://[2002:c0a8:101::1]/hooks', '2002:c0a8:101::1'],
+    ['a NAT64 address of cloud metadata', 'https://[64:ff9b::169.254.169.254]/hooks', '64:ff9b::a9fe:a9fe'],
     ['IPv6 unique-local', 'https://[fd00::1]/hooks', 'fd00::1'],
     ['the unspecified address', 'https://0.0.0.0/hooks', '0.0.0.0'],
     ['a name that resolves to loopback', 'https://localhost/hooks', 'localhost'],
@@ -172,5 +181,36 @@ describe('webhook endpoints (admin)', () => {
       await db.end();
       await receiver.stop();
     }
+  });
+});
+
+/** WEBHOOK_ENDPOINTS_MAX: each endpoint is one more outbound request per event, so their number is capped. */
+describe('webhook endpoint cap', () => {
+  let h: WebhookHarness;
+  beforeAll(async () => (h = await startWebhookHarness({ WEBHOOK_ENDPOINTS_MAX: '3' })));
+  afterAll(() => h.close());
+
+  it('creates up to the cap even when creations race, then refuses with 409 and creates nothing', async () => {
+    const create = () =>
+      h.t.api.post('/api/v1/admin/webhooks', { url: PUBLIC_URL, events: ['*'] }, { token: h.admin.token });
+    const responses = await Promise.all([1, 2, 3, 4, 5].map(create));
+    expect(responses.map((response) => response.status).sort()).toEqual([201, 201, 201, 409, 409]);
+    const refused = responses.find((response) => response.status === 409)!;
+    expectProblem(refused, 409, 'conflict');
+    expect(refused.body.detail).toBe(
+      'There are already 3 webhook endpoints, the most allowed (WEBHOOK_ENDPOINTS_MAX): delete one before adding another',
+    );
+    const listed = (await h.t.api.get('/api/v1/admin/webhooks', h.admin.token)).body as { id: string }[];
+    expect(listed).toHaveLength(3);
+
+    await h.t.api.request('DELETE', `/api/v1/admin/webhooks/${listed[0].id}`, { token: h.admin.token });
+    expect((await create()).status).toBe(201);
+    expectProblem(await create(), 409, 'conflict');
+  });
+
+  it('documents the 409 on creation in the API document', async () => {
+    const document = (await h.t.api.get('/v3/api-docs')).body;
+    const responses = document.paths['/api/v1/admin/webhooks'].post.responses;
+    expect(Object.keys(responses['409'].content['application/problem+json'].examples)).toEqual(['conflict']);
   });
 });

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
+import { BUSINESS_TIME_ZONE_DEFAULT, businessTimeZoneProblem } from './business-time-zone';
 import { privateDirectoryProblem, readOrCreateSecret } from './private-files';
 
 /** Typed, validated configuration: read from the environment once, at boot. */
@@ -58,7 +59,12 @@ export class AppConfig {
   /** Delays between delivery attempts, in ms: one attempt more than there are delays, then FAILED. */
   readonly webhookRetryScheduleMs: number[];
   readonly webhookTimeoutMs: number;
-  /** Deliveries per second per instance while transfers arrive in batches (the money path's peak); 0: no limit. */
+  /** The most webhook endpoints the service keeps: each one is an outbound request per subscribed event. */
+  readonly webhookEndpointsMax: number;
+  /**
+   * The floor of deliveries per second per instance while transfers arrive in batches (the money path's
+   * peak): deliveries that keep arriving faster are sent faster (src/webhooks/peak-delivery-budget.ts); 0: no limit.
+   */
   readonly webhookPeakDeliveriesPerSecond: number;
   // Database roles (docs/security.md, docs/database-roles.md).
   /** The owner role's URL: migrations run with it at boot. Unset: with DATABASE_URL. */
@@ -162,6 +168,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     webhookAllowPrivateNetworks: reader.boolean('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
     webhookRetryScheduleMs: reader.durations('WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,10h'),
     webhookTimeoutMs: reader.integer('WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    webhookEndpointsMax: reader.integer('WEBHOOK_ENDPOINTS_MAX', 50, 1, 10_000),
     webhookPeakDeliveriesPerSecond: reader.integer('WEBHOOK_PEAK_DELIVERIES_PER_SECOND', 100, 0, 1_000_000),
     databaseOwnerUrl: reader.optionalUrl('DATABASE_OWNER_URL', ['postgres:', 'postgresql:']),
     databaseAllowPrivileged: reader.boolean('DATABASE_ALLOW_PRIVILEGED', false),
@@ -185,12 +192,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
 function limitsConfig(reader: EnvReader, env: Env, problems: string[]) {
   const profile = reader.oneOf('LIMITS_PROFILE', 'none', ['none', 'npci']) as 'none' | 'npci';
   const npci = profile === 'npci';
-  const businessTimeZone = reader.string('BUSINESS_TIME_ZONE', 'Asia/Kolkata').trim();
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: businessTimeZone });
-  } catch {
-    problems.push(`BUSINESS_TIME_ZONE must be an IANA time zone such as Asia/Kolkata, got "${businessTimeZone}"`);
-  }
+  const businessTimeZone = reader.string('BUSINESS_TIME_ZONE', BUSINESS_TIME_ZONE_DEFAULT).trim();
+  const zoneProblem = businessTimeZoneProblem(businessTimeZone);
+  if (zoneProblem) problems.push(zoneProblem);
   const optionalDecimal = (name: string, fallback: string | undefined) =>
     env[name]?.trim() ? reader.decimal(name, '0') : fallback;
   const transferAmountMax = reader.decimal('TRANSFER_AMOUNT_MAX', npci ? '100000' : '1000000');

@@ -5,6 +5,7 @@ import type { Counter, Histogram } from 'prom-client';
 import { AppConfig } from '../config/app-config';
 import { MoneyPathLoad } from '../movements/money-path-load';
 import { AttemptRecorder } from './attempt-recorder';
+import { DeliveryArrivals } from './delivery-arrivals';
 import { PeakDeliveryBudget } from './peak-delivery-budget';
 import { nextAttemptDelayMs } from './retry-schedule';
 import { systemResolver } from './url-safety';
@@ -16,6 +17,7 @@ import { type AttemptResult, sendWebhook } from './webhook-sender';
 export const MAX_IN_FLIGHT = 64;
 export const MAX_IN_FLIGHT_PER_ENDPOINT = 16;
 const TICK_MS = 500;
+const ARRIVAL_SAMPLE_MS = 1000;
 /**
  * Once the worker has caught up (a claim found less than half a lane's worth due, and few
  * attempts are running), the next claim waits this long: under steady traffic the events then go
@@ -52,8 +54,10 @@ export class DeliveryWorker implements OnApplicationShutdown {
   /** Aborted at shutdown once the grace period is over, so no socket outlives the process's work. */
   private readonly stopAttempts = new AbortController();
   private readonly leaseMs: number;
-  /** At the money path's peaks deliveries give way: they wait in the table and catch up after. */
+  /** At the money path's peaks deliveries give way, never below the rate they arrive at (peak-delivery-budget.ts). */
   private readonly peakBudget: PeakDeliveryBudget;
+  private readonly arrivals = new DeliveryArrivals();
+  private lastClaimLateMs = 0;
 
   constructor(
     private readonly config: AppConfig,
@@ -98,6 +102,16 @@ export class DeliveryWorker implements OnApplicationShutdown {
     this.nudge();
   }
 
+  @Interval('webhook-arrivals', ARRIVAL_SAMPLE_MS)
+  async sampleArrivals(): Promise<void> {
+    if (this.stopped || this.config.webhookPeakDeliveriesPerSecond === 0) return;
+    try {
+      this.arrivals.note(await this.deliveries.deliveriesWritten());
+    } catch {
+      // The database is unreachable: the claim's warning says so; the rate keeps its last samples.
+    }
+  }
+
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.quietTimer);
@@ -124,7 +138,8 @@ export class DeliveryWorker implements OnApplicationShutdown {
     // One claim per look: lanes that are full, or nothing more due, would make a second one empty.
     // Finished attempts and the tick ask for the next look.
     if (this.stopped || this.running >= MAX_IN_FLIGHT) return;
-    const allowed = this.peakBudget.available(this.moneyPath.busy);
+    const demand = { arrivalsPerSecond: this.arrivals.perSecond, lateMs: this.lastClaimLateMs };
+    const allowed = this.peakBudget.available(this.moneyPath.busy, demand);
     if (allowed < 1) {
       this.quietUntil = Date.now() + this.peakBudget.refillMs;
       this.nudge();
@@ -139,6 +154,8 @@ export class DeliveryWorker implements OnApplicationShutdown {
       );
       this.claimFailing = false;
       this.peakBudget.spend(claimed.length);
+      // The claim takes the longest-due rows first: the first is how far behind this worker is.
+      if (claimed.length > 0) this.lastClaimLateMs = claimed[0].lateMs;
       for (const delivery of claimed) this.start(delivery);
       // Caught up (little was due and the lanes are mostly idle), not held back by slow answers.
       const caughtUp = claimed.length < MAX_IN_FLIGHT_PER_ENDPOINT / 2 && this.running < MAX_IN_FLIGHT_PER_ENDPOINT / 2;

@@ -1,5 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
+import { embeddedIPv4Addresses } from './embedded-ipv4';
 
 /** Where webhooks may go: the two development switches (WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOW_PRIVATE_NETWORKS). */
 export interface UrlPolicy {
@@ -26,9 +27,9 @@ export class UnsafeUrlError extends Error {}
 
 /**
  * Addresses no webhook may reach: loopback, private, shared (CGNAT), link-local (cloud metadata),
- * unique-local, unspecified, multicast, broadcast, documentation and benchmarking ranges, and the
- * NAT64 and 6to4 prefixes that can embed any of those. Node's BlockList also matches an
- * IPv4-mapped IPv6 address (::ffff:10.0.0.1) against the IPv4 rules.
+ * unique-local, unspecified, multicast, broadcast, documentation and benchmarking ranges. An IPv6
+ * address that carries an IPv4 one (mapped, compatible, translated, NAT64, 6to4, Teredo) is also
+ * judged by what it carries: see embedded-ipv4.ts.
  */
 const FORBIDDEN = new BlockList();
 for (const [network, prefix] of [
@@ -53,11 +54,8 @@ for (const [network, prefix] of [
 for (const [network, prefix] of [
   ['::', 128],
   ['::1', 128],
-  ['64:ff9b::', 96],
-  ['64:ff9b:1::', 48],
   ['100::', 64],
   ['2001:db8::', 32],
-  ['2002::', 16],
   ['fc00::', 7],
   ['fe80::', 10],
   ['fec0::', 10],
@@ -69,7 +67,12 @@ for (const [network, prefix] of [
 export function isForbiddenAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return true;
-  return FORBIDDEN.check(address, family === 6 ? 'ipv6' : 'ipv4');
+  if (family === 4) return FORBIDDEN.check(address, 'ipv4');
+  const withoutZone = address.replace(/%.*$/, '');
+  return (
+    FORBIDDEN.check(withoutZone, 'ipv6') ||
+    embeddedIPv4Addresses(withoutZone).some((embedded) => FORBIDDEN.check(embedded, 'ipv4'))
+  );
 }
 
 /** The URL's own rules, before any DNS: scheme, no credentials, a host. Returns the parsed URL. */

@@ -9,6 +9,12 @@ describe('webhook configuration', () => {
     expect(config.webhookAllowPrivateNetworks).toBe(false);
     expect(config.webhookRetryScheduleMs).toEqual([5000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36e6, 36e6]);
     expect(config.webhookTimeoutMs).toBe(10_000);
+    expect(config.webhookEndpointsMax).toBe(50);
+  });
+
+  it('reads the endpoint cap and refuses one below 1', () => {
+    expect(loadConfig({ ...base, WEBHOOK_ENDPOINTS_MAX: '3' }).webhookEndpointsMax).toBe(3);
+    expect(() => loadConfig({ ...base, WEBHOOK_ENDPOINTS_MAX: '0' })).toThrow(/WEBHOOK_ENDPOINTS_MAX/);
   });
 
   it('reads every unit of the schedule, and the switches', () => {

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Pool } from 'pg';
+import { inTransaction } from '../database/in-transaction';
 import { PG_POOL } from '../database/pg-pool';
 
 export type EndpointStatus = 'ENABLED' | 'DISABLED';
@@ -14,6 +15,9 @@ export interface EndpointRow {
   createdAt: Date;
 }
 
+/** pg_advisory_xact_lock key: one endpoint creation at a time across instances, so the count is exact. */
+const ENDPOINT_CAP_LOCK_KEY = 7_240_002;
+
 const COLUMNS = `reference_id AS id, url, events, description, status, created_at AS "createdAt"`;
 
 /** The one way to webhook_endpoints. The secret is written here and read only by the delivery claim. */
@@ -21,19 +25,21 @@ const COLUMNS = `reference_id AS id, url, events, description, status, created_a
 export class WebhookEndpointsRepository {
   constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
 
-  async insert(endpoint: {
-    id: string;
-    url: string;
-    events: string[];
-    description: string | null;
-    secret: string;
-  }): Promise<EndpointRow> {
-    const { rows } = await this.pool.query<EndpointRow>(
-      `INSERT INTO webhook_endpoints (reference_id, url, events, description, secret)
-       VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
-      [endpoint.id, endpoint.url, endpoint.events, endpoint.description, endpoint.secret],
-    );
-    return rows[0];
+  /** Inserts the endpoint unless `max` exist already (then null); creations queue on a lock so none slips past the cap. */
+  async insertWithin(
+    max: number,
+    endpoint: { id: string; url: string; events: string[]; description: string | null; secret: string },
+  ): Promise<EndpointRow | null> {
+    return inTransaction(this.pool, async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock($1)', [ENDPOINT_CAP_LOCK_KEY]);
+      const { rows } = await client.query<EndpointRow>(
+        `INSERT INTO webhook_endpoints (reference_id, url, events, description, secret)
+         SELECT $1, $2, $3, $4, $5 WHERE (SELECT count(*) FROM webhook_endpoints) < $6
+         RETURNING ${COLUMNS}`,
+        [endpoint.id, endpoint.url, endpoint.events, endpoint.description, endpoint.secret, max],
+      );
+      return rows[0] ?? null;
+    });
   }
 
   async list(): Promise<EndpointRow[]> {

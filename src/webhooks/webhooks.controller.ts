@@ -43,11 +43,12 @@ export class WebhooksController {
     summary: 'Subscribe an HTTPS endpoint to events (admin); the signing secret is shown once',
     description:
       'The URL must use https and must not resolve to a loopback, private or link-local address ' +
-      '(422 on `url`); both are checked again before every delivery. `events` lists event types, or `["*"]`.',
+      '(422 on `url`); both are checked again before every delivery. `events` lists event types, or `["*"]`. ' +
+      'The service keeps at most WEBHOOK_ENDPOINTS_MAX endpoints (default 50): one more is 409 `conflict`.',
   })
   @ApiBody({ type: CreateWebhookRequest })
   @ApiCreatedResponse({ type: WebhookWithSecretResponse })
-  @ApiProblems(400, 401, 403, 415, ErrorCode.ValidationFailed, 503)
+  @ApiProblems(400, 401, 403, ErrorCode.Conflict, 415, ErrorCode.ValidationFailed, 503)
   async create(@Body() request: CreateWebhookRequest): Promise<WebhookWithSecretResponse> {
     const { endpoint, secret } = await this.webhooks.create(request);
     return WebhookWithSecretResponse.withSecret(endpoint, secret);

@@ -14,6 +14,7 @@ import type { CreateWebhookRequest } from './webhook.dto';
 @Injectable()
 export class WebhooksService {
   private readonly policy: UrlPolicy;
+  private readonly endpointsMax: number;
 
   constructor(
     config: AppConfig,
@@ -22,6 +23,7 @@ export class WebhooksService {
     private readonly worker: DeliveryWorker,
   ) {
     this.policy = { allowHttp: config.webhookAllowHttp, allowPrivateNetworks: config.webhookAllowPrivateNetworks };
+    this.endpointsMax = config.webhookEndpointsMax;
   }
 
   /** The URL is vetted now, after DNS resolution, and again before every attempt. */
@@ -33,13 +35,20 @@ export class WebhooksService {
       throw error;
     }
     const secret = newWebhookSecret();
-    const endpoint = await this.endpoints.insert({
+    const endpoint = await this.endpoints.insertWithin(this.endpointsMax, {
       id: randomUUID(),
       url: request.url,
       events: request.events,
       description: request.description ?? null,
       secret,
     });
+    if (!endpoint) {
+      throw new ApiError(
+        ErrorCode.Conflict,
+        `There are already ${this.endpointsMax} webhook endpoints, the most allowed (WEBHOOK_ENDPOINTS_MAX): ` +
+          'delete one before adding another',
+      );
+    }
     return { endpoint, secret };
   }
 

@@ -321,7 +321,7 @@ export interface paths {
     put?: never;
     /**
      * Subscribe an HTTPS endpoint to events (admin); the signing secret is shown once
-     * @description The URL must use https and must not resolve to a loopback, private or link-local address (422 on `url`); both are checked again before every delivery. `events` lists event types, or `["*"]`.
+     * @description The URL must use https and must not resolve to a loopback, private or link-local address (422 on `url`); both are checked again before every delivery. `events` lists event types, or `["*"]`. The service keeps at most WEBHOOK_ENDPOINTS_MAX endpoints (default 50): one more is 409 `conflict`.
      */
     post: operations['WebhooksController_create'];
     delete?: never;
@@ -3805,6 +3805,17 @@ export interface operations {
       };
       /** @description Forbidden Operation */
       403: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Conflict */
+      409: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
           'X-Request-Id': string;
