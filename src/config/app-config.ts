@@ -80,6 +80,11 @@ export class AppConfig {
   readonly transferDailyCountMax: number | undefined;
   readonly newUserPeriodHours: number;
   readonly newUserAmountMax: string | undefined;
+  // Payment requests (README "Security").
+  /** OPEN, unexpired requests one payee may hold; the next creation is 422 payment-request-limit-reached. */
+  readonly paymentRequestsOpenMax: number;
+  /** Memory for rendered QR codes, in bytes, shared by every request; 0 renders every fetch afresh. */
+  readonly qrCacheMaxBytes: number;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -165,6 +170,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     transferBatchMaxSize: reader.integer('TRANSFER_BATCH_MAX_SIZE', 64, 1, 1000),
     transferBatchesInFlight: reader.integer('TRANSFER_BATCHES_IN_FLIGHT', 1, 1, 100),
     ...limitsConfig(reader, env, problems),
+    paymentRequestsOpenMax: reader.integer('PAYMENT_REQUESTS_OPEN_MAX', 100, 1, 100_000),
+    qrCacheMaxBytes: reader.integer('QR_CACHE_MAX_BYTES', 16 * 1024 * 1024, 0, 1024 * 1024 * 1024),
   };
   // DATA_DIR matters only when it holds something: the embedded database or the generated JWT secret.
   const dataDirProblem = !databaseUrl || !env.JWT_SECRET ? privateDirectoryProblem(dataDir) : undefined;
