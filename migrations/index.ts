@@ -16,6 +16,7 @@ import { PaymentRequests1764008000000 } from './1764008000000-payment-requests';
 import { ScheduledTransfers1764008500000 } from './1764008500000-scheduled-transfers';
 import { LeanWebhookDeliveries1764011000000 } from './1764011000000-lean-webhook-deliveries';
 import { MovementSkeleton1764013000000 } from './1764013000000-movement-skeleton';
+import { OpenPaymentRequestsIndex1764015200000 } from './1764015200000-open-payment-requests-index';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   ScheduledTransfers1764008500000,
   LeanWebhookDeliveries1764011000000,
   MovementSkeleton1764013000000,
+  OpenPaymentRequestsIndex1764015200000,
 ];
