@@ -18,6 +18,7 @@ import { LeanWebhookDeliveries1764011000000 } from './1764011000000-lean-webhook
 import { MovementSkeleton1764013000000 } from './1764013000000-movement-skeleton';
 import { LockoutsNoWeapon1764013600000 } from './1764013600000-lockouts-no-weapon';
 import { PaymentRequestDecidesFirst1764013800000 } from './1764013800000-payment-request-decides-first';
+import { OpenPaymentRequestsIndex1764015200000 } from './1764015200000-open-payment-requests-index';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   MovementSkeleton1764013000000,
   LockoutsNoWeapon1764013600000,
   PaymentRequestDecidesFirst1764013800000,
+  OpenPaymentRequestsIndex1764015200000,
 ];

@@ -125,4 +125,23 @@ describe('loadConfig', () => {
       'DATABASE_OWNER_URL must use postgres: or postgresql:, got "mysql:"',
     ]);
   });
+
+  it('caps open payment requests per payee (100) and QR cache memory (16 MiB) by default, validated at boot', () => {
+    const defaults = loadConfig({ DATA_DIR: freshDataDir(), JWT_SECRET: SECRET });
+    expect({ open: defaults.paymentRequestsOpenMax, cache: defaults.qrCacheMaxBytes }).toEqual({
+      open: 100,
+      cache: 16 * 1024 * 1024,
+    });
+    const set = loadConfig({
+      DATA_DIR: freshDataDir(),
+      JWT_SECRET: SECRET,
+      PAYMENT_REQUESTS_OPEN_MAX: '5',
+      QR_CACHE_MAX_BYTES: '0',
+    });
+    expect({ open: set.paymentRequestsOpenMax, cache: set.qrCacheMaxBytes }).toEqual({ open: 5, cache: 0 });
+    expect(problemsOf({ PAYMENT_REQUESTS_OPEN_MAX: '0', QR_CACHE_MAX_BYTES: 'lots' })).toEqual([
+      'PAYMENT_REQUESTS_OPEN_MAX must be between 1 and 100000, got 0',
+      'QR_CACHE_MAX_BYTES must be an integer, got "lots"',
+    ]);
+  });
 });

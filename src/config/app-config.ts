@@ -86,9 +86,14 @@ export class AppConfig {
   readonly transferDailyCountMax: number | undefined;
   readonly newUserPeriodHours: number;
   readonly newUserAmountMax: string | undefined;
-  // Scheduled transfers (README "Scheduled transfers").
+  // Scheduled transfers (docs/api-guide.md "Scheduled transfers").
   /** Live (ACTIVE or PAUSED) standing instructions one sender may have. */
   readonly scheduledTransfersMaxPerUser: number;
+  // Payment requests (docs/security.md "QR codes and payment requests").
+  /** OPEN, unexpired requests one payee may hold; the next creation is 422 payment-request-limit-reached. */
+  readonly paymentRequestsOpenMax: number;
+  /** Memory for rendered QR codes, in bytes, shared by every request; 0 renders every fetch afresh. */
+  readonly qrCacheMaxBytes: number;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -176,6 +181,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     transferBatchesInFlight: reader.integer('TRANSFER_BATCHES_IN_FLIGHT', 1, 1, 100),
     scheduledTransfersMaxPerUser: reader.integer('SCHEDULED_TRANSFERS_MAX_PER_USER', 100, 1, 100_000),
     ...limitsConfig(reader, env, problems),
+    paymentRequestsOpenMax: reader.integer('PAYMENT_REQUESTS_OPEN_MAX', 100, 1, 100_000),
+    qrCacheMaxBytes: reader.integer('QR_CACHE_MAX_BYTES', 16 * 1024 * 1024, 0, 1024 * 1024 * 1024),
   };
   // DATA_DIR matters only when it holds something: the embedded database or the generated JWT secret.
   const dataDirProblem = !databaseUrl || !env.JWT_SECRET ? privateDirectoryProblem(dataDir) : undefined;

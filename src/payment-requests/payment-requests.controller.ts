@@ -1,12 +1,14 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiBody,
   ApiCreatedResponse,
+  ApiHeader,
   ApiOkResponse,
   ApiOperation,
   ApiProduces,
   ApiQuery,
+  ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
@@ -32,7 +34,22 @@ import {
   PaymentRequestResponse,
   PayPaymentRequest,
 } from './payment-request.dto';
-import { PaymentRequestsService, type QrFormat } from './payment-requests.service';
+import { PaymentRequestsService } from './payment-requests.service';
+
+/** A code's bytes never change (qr-codes.ts): the caller's own cache may keep it for as long as a request can live. */
+const QR_CACHE_CONTROL = 'private, max-age=604800, immutable';
+const QR_CACHE_HEADERS = {
+  ETag: {
+    description: 'Names these exact bytes: send it in If-None-Match',
+    required: true,
+    schema: { type: 'string', example: '"3q2-7wqzDk1tUhz6jK3vY0Hqo4R1cF9bZ1n8pQ0aTQs"' },
+  },
+  'Cache-Control': {
+    description: 'The image never changes: a client may keep it',
+    required: true,
+    schema: { type: 'string', example: QR_CACHE_CONTROL },
+  },
+};
 
 @ApiTags('Payment requests')
 @ApiBearerAuth()
@@ -50,7 +67,7 @@ export class PaymentRequestsController {
     examples: { fixed: { value: { amount: 250.5, note: 'Dinner' } }, open: { value: {} } },
   })
   @ApiCreatedResponse({ type: PaymentRequestResponse, description: 'Location names the request' })
-  @ApiProblems(400, 401, 415, 422)
+  @ApiProblems(400, 401, 415, 422, ErrorCode.PaymentRequestLimitReached)
   async create(
     @Body() body: CreatePaymentRequest,
     @CurrentUser() caller: AuthenticatedUser,
@@ -70,29 +87,48 @@ export class PaymentRequestsController {
   }
 
   @Get('payment-requests/:referenceId/qr')
-  @ApiOperation({ summary: "A QR code of the request's upiUri: SVG, or PNG with format=png" })
+  @ApiOperation({
+    summary: "A QR code of the request's upiUri: SVG, or PNG with format=png",
+    description:
+      'The image never changes: keep it, and send its ETag back in If-None-Match to hear 304 instead of the bytes.',
+  })
   @ApiQuery({ name: 'format', required: false, enum: ['svg', 'png'] })
+  @ApiHeader({ name: 'If-None-Match', required: false, description: 'The ETag of a copy the client holds' })
   @ApiProduces('image/svg+xml', 'image/png')
   @ApiOkResponse({
     description: 'The QR code',
+    headers: QR_CACHE_HEADERS,
     content: {
       'image/svg+xml': { schema: { type: 'string' } },
       'image/png': { schema: { type: 'string', format: 'binary' } },
     },
   })
-  @ApiProblems(400, 401, ErrorCode.PaymentRequestNotFound, 422)
+  @ApiResponse({
+    status: 304,
+    description: 'If-None-Match names this image: the copy held is current',
+    headers: QR_CACHE_HEADERS,
+  })
+  @ApiProblems(400, 401, ErrorCode.PaymentRequestNotFound, 422, 429)
   async qr(
     @Param('referenceId', UuidParamPipe) referenceId: string,
     @Query() query: Record<string, unknown>,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @CurrentUser() caller: AuthenticatedUser,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<string | Buffer> {
+  ): Promise<Buffer | undefined> {
     const format = single(query, 'format') ?? 'svg';
     if (format !== 'svg' && format !== 'png') {
       throw new ValidationError({ format: 'format must be one of: svg, png' }, 'Invalid QR code format');
     }
-    const image = await this.requests.qr(referenceId, format as QrFormat);
+    const { etag, bytes } = await this.requests.qr(caller, referenceId, format, ifNoneMatch);
+    // Replaces the guard's no-store: the image holds nothing the caller could not read from the request itself.
+    void reply.header('ETag', etag).header('Cache-Control', QR_CACHE_CONTROL);
+    if (bytes === undefined) {
+      void reply.status(304);
+      return undefined;
+    }
     void reply.type(format === 'png' ? 'image/png' : 'image/svg+xml; charset=utf-8');
-    return image;
+    return bytes;
   }
 
   @Post('payment-requests/:referenceId/payments')

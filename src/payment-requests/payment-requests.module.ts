@@ -7,6 +7,7 @@ import { UsersModule } from '../users/users.module';
 import { PaymentRequestsController } from './payment-requests.controller';
 import { PaymentRequestsRepository } from './payment-requests.repository';
 import { PaymentRequestsService } from './payment-requests.service';
+import { QrCodes } from './qr-codes';
 
 /**
  * Payment requests: ask to be paid with a upi://pay link or a QR code. Paying one goes through
@@ -15,6 +16,6 @@ import { PaymentRequestsService } from './payment-requests.service';
 @Module({
   imports: [TransactionsModule, IdempotencyModule, UsersModule],
   controllers: [PaymentRequestsController],
-  providers: [PaymentRequestsRepository, PaymentRequestsService],
+  providers: [PaymentRequestsRepository, PaymentRequestsService, QrCodes],
 })
 export class PaymentRequestsModule {}

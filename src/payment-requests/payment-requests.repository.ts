@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Pool } from 'pg';
+import { inTransaction } from '../database/in-transaction';
 import { PG_POOL } from '../database/pg-pool';
 import type { PaymentRequestRecord, PaymentRequestStatus } from './payment-request.dto';
 
@@ -25,21 +26,44 @@ export type PaymentRequestRow = PaymentRequestRecord & { id: string };
 export class PaymentRequestsRepository {
   constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
 
-  /** Null when the payee (the caller's account) is gone. */
+  /**
+   * A new OPEN request, unless the payee already holds `openMax` unexpired ones (`limitReached`,
+   * with the earliest of their expiries: when a slot frees at the latest) or is gone (null). One
+   * payee's creations take turns on an advisory lock, so two racing at the cap cannot both pass.
+   */
   async create(
     payeeReferenceId: string,
     request: { referenceId: string; amount: string | null; note: string | null; expiresInSeconds: number },
-  ): Promise<PaymentRequestRow | null> {
-    const { rows } = await this.pool.query<PaymentRequestRow>(
-      `WITH r AS (
-         INSERT INTO payment_requests (reference_id, payee_id, payee_upi_id, payee_name, amount, note, created_at, expires_at)
-         SELECT $2, u.id, u.upi_id, u.name, $3, $4, t.now, t.now + make_interval(secs => $5)
-         FROM users u, (SELECT date_trunc('milliseconds', clock_timestamp()) AS now) t WHERE u.reference_id = $1
-         RETURNING *)
-       SELECT ${COLUMNS} FROM r`,
-      [payeeReferenceId, request.referenceId, request.amount, request.note, request.expiresInSeconds],
-    );
-    return rows[0] ?? null;
+    openMax: number,
+  ): Promise<PaymentRequestRow | { limitReached: { nextExpiresAt: Date } } | null> {
+    return inTransaction(this.pool, async (client) => {
+      await client.query(`SELECT pg_advisory_xact_lock(hashtextextended('payment-request-create/' || $1, 0))`, [
+        payeeReferenceId,
+      ]);
+      // Read after the lock: this statement's snapshot sees every creation that held it before.
+      const { rows } = await client.query<PaymentRequestRow>(
+        `WITH r AS (
+           INSERT INTO payment_requests (reference_id, payee_id, payee_upi_id, payee_name, amount, note, created_at, expires_at)
+           SELECT $2, u.id, u.upi_id, u.name, $3, $4, t.now, t.now + make_interval(secs => $5)
+           FROM users u, (SELECT date_trunc('milliseconds', clock_timestamp()) AS now) t
+           WHERE u.reference_id = $1
+             AND (SELECT count(*) FROM payment_requests o
+                  WHERE o.payee_id = u.id AND o.status = 'OPEN' AND o.expires_at > t.now) < $6
+           RETURNING *)
+         SELECT ${COLUMNS} FROM r`,
+        [payeeReferenceId, request.referenceId, request.amount, request.note, request.expiresInSeconds, openMax],
+      );
+      if (rows[0]) return rows[0];
+      // The payee's row, if any, with the earliest expiry of their open requests (none: one just freed).
+      const payee = await client.query<{ nextExpiresAt: Date | null }>(
+        `SELECT min(o.expires_at) AS "nextExpiresAt" FROM users u
+         LEFT JOIN payment_requests o ON o.payee_id = u.id AND o.status = 'OPEN' AND o.expires_at > clock_timestamp()
+         WHERE u.reference_id = $1 GROUP BY u.id`,
+        [payeeReferenceId],
+      );
+      if (payee.rows.length === 0) return null;
+      return { limitReached: { nextExpiresAt: payee.rows[0].nextExpiresAt ?? new Date() } };
+    });
   }
 
   async find(referenceId: string): Promise<PaymentRequestRow | null> {

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import QRCode from 'qrcode';
 import { isSameUpiId } from '../access/access-rules';
 import type { AuthenticatedUser } from '../access/authenticated-user';
 import { ApiError, forbidden, ValidationError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-code';
+import { ifNoneMatchHits } from '../common/http/conditional-get';
 import { formatMoney, Money } from '../common/money/money';
+import { AppConfig } from '../config/app-config';
 import { type ListPage, type ListRequest, toCursorPage, toPage, withNextCursor } from '../common/paging/page';
 import type { AnswerContext, IdempotentAnswer } from '../idempotency/stored-outcome';
 import { TransferService } from '../transactions/transfer.service';
@@ -17,8 +18,8 @@ import {
   PaymentRequestResponse,
 } from './payment-request.dto';
 import { type PaymentRequestRow, PaymentRequestsRepository } from './payment-requests.repository';
-
-export type QrFormat = 'svg' | 'png';
+import { QrCodes, qrEtag } from './qr-codes';
+import type { QrFormat } from './qr-render-pool';
 
 /**
  * Payment requests: an invitation the payer chooses to pay (UPI has no P2P collect). Paying one
@@ -30,29 +31,54 @@ export class PaymentRequestsService {
   constructor(
     private readonly requests: PaymentRequestsRepository,
     private readonly transfers: TransferService,
+    private readonly config: AppConfig,
+    private readonly qrCodes: QrCodes,
   ) {}
 
   async create(caller: AuthenticatedUser, body: CreatePaymentRequest): Promise<PaymentRequestResponse> {
-    const row = await this.requests.create(caller.referenceId, {
-      referenceId: randomUUID(),
-      amount: body.amount === undefined ? null : formatMoney(body.amount),
-      note: body.note ?? null,
-      expiresInSeconds: body.expiresInSeconds ?? DEFAULT_EXPIRY_SECONDS,
-    });
-    if (!row) throw new ApiError(ErrorCode.UserNotFound, `No user with reference ID ${caller.referenceId}`);
-    return PaymentRequestResponse.of(row);
+    const openMax = this.config.paymentRequestsOpenMax;
+    const created = await this.requests.create(
+      caller.referenceId,
+      {
+        referenceId: randomUUID(),
+        amount: body.amount === undefined ? null : formatMoney(body.amount),
+        note: body.note ?? null,
+        expiresInSeconds: body.expiresInSeconds ?? DEFAULT_EXPIRY_SECONDS,
+      },
+      openMax,
+    );
+    if (!created) throw new ApiError(ErrorCode.UserNotFound, `No user with reference ID ${caller.referenceId}`);
+    if ('limitReached' in created) {
+      throw new ApiError(
+        ErrorCode.PaymentRequestLimitReached,
+        `You have ${openMax} open payment requests, the most allowed: cancel one, or wait until one is paid ` +
+          `or expires (the next at ${created.limitReached.nextExpiresAt.toISOString()})`,
+      );
+    }
+    return PaymentRequestResponse.of(created);
   }
 
   async get(referenceId: string): Promise<PaymentRequestResponse> {
     return PaymentRequestResponse.of(await this.require(referenceId));
   }
 
-  async qr(referenceId: string, format: QrFormat): Promise<string | Buffer> {
+  /**
+   * The request's QR code, or only its ETag when If-None-Match names it (the caller's copy is
+   * current). A cached code is answered without reading the request: neither its upiUri nor its
+   * existence ever changes.
+   */
+  async qr(
+    caller: AuthenticatedUser,
+    referenceId: string,
+    format: QrFormat,
+    ifNoneMatch: string | undefined,
+  ): Promise<{ etag: string; bytes?: Buffer }> {
+    const cached = this.qrCodes.cached(referenceId, format);
+    if (cached) return ifNoneMatchHits(ifNoneMatch, cached.etag) ? { etag: cached.etag } : cached;
     const { upiUri } = await this.get(referenceId);
-    // Medium error correction: a printed or photographed code still scans with a smudge on it.
-    const options = { errorCorrectionLevel: 'M' as const, margin: 4 };
-    if (format === 'png') return QRCode.toBuffer(upiUri, { ...options, type: 'png', scale: 8 });
-    return QRCode.toString(upiUri, { ...options, type: 'svg' });
+    const etag = qrEtag(upiUri, format);
+    if (ifNoneMatchHits(ifNoneMatch, etag)) return { etag };
+    return this.qrCodes.image(referenceId, upiUri, format, caller.referenceId);
   }
 
   /**

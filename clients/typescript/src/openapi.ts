@@ -446,7 +446,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A QR code of the request's upiUri: SVG, or PNG with format=png */
+    /**
+     * A QR code of the request's upiUri: SVG, or PNG with format=png
+     * @description The image never changes: keep it, and send its ETag back in If-None-Match to hear 304 instead of the bytes.
+     */
     get: operations['PaymentRequestsController_qr'];
     put?: never;
     post?: never;
@@ -862,6 +865,7 @@ export interface components {
         | 'https://errors.payments.local/webhook-delivery-not-found'
         | 'https://errors.payments.local/payment-request-not-found'
         | 'https://errors.payments.local/payment-request-not-open'
+        | 'https://errors.payments.local/payment-request-limit-reached'
         | 'https://errors.payments.local/duplicate-upi-id'
         | 'https://errors.payments.local/invalid-upi-id'
         | 'https://errors.payments.local/self-transfer'
@@ -4471,7 +4475,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDetail'];
         };
       };
-      /** @description Validation Failed */
+      /** @description Validation Failed; Payment Request Limit Reached */
       422: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
@@ -4594,7 +4598,10 @@ export interface operations {
       query?: {
         format?: 'svg' | 'png';
       };
-      header?: never;
+      header?: {
+        /** @description The ETag of a copy the client holds */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @example 0b6f8f0e-8f5e-4d4a-9a57-3f1c2d4e5a6b */
         referenceId: string;
@@ -4608,12 +4615,29 @@ export interface operations {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
           'X-Request-Id': string;
+          /** @description Names these exact bytes: send it in If-None-Match */
+          ETag: string;
+          /** @description The image never changes: a client may keep it */
+          'Cache-Control': string;
           [name: string]: unknown;
         };
         content: {
           'image/svg+xml': string;
           'image/png': string;
         };
+      };
+      /** @description If-None-Match names this image: the copy held is current */
+      304: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Names these exact bytes: send it in If-None-Match */
+          ETag: string;
+          /** @description The image never changes: a client may keep it */
+          'Cache-Control': string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description Invalid Request Content */
       400: {
@@ -4664,6 +4688,19 @@ export interface operations {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
           'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Rate Limit Exceeded. Retry after the number of seconds in Retry-After */
+      429: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {

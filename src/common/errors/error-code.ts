@@ -15,6 +15,7 @@ export enum ErrorCode {
   WebhookDeliveryNotFound = 'webhook-delivery-not-found',
   PaymentRequestNotFound = 'payment-request-not-found',
   PaymentRequestNotOpen = 'payment-request-not-open',
+  PaymentRequestLimitReached = 'payment-request-limit-reached',
   DuplicateUpiId = 'duplicate-upi-id',
   InvalidUpiId = 'invalid-upi-id',
   SelfTransfer = 'self-transfer',
@@ -110,6 +111,15 @@ export const ERROR_DESCRIPTORS: Record<ErrorCode, ErrorDescriptor> = {
     title: 'Payment Request Not Open',
     example: {
       detail: 'Payment request 0b6f8f0e-8f5e-4d4a-9a57-3f1c2d4e5a6b is PAID, not OPEN',
+    },
+  },
+  [ErrorCode.PaymentRequestLimitReached]: {
+    status: 422,
+    title: 'Payment Request Limit Reached',
+    example: {
+      detail:
+        'You have 100 open payment requests, the most allowed: cancel one, or wait until one is paid ' +
+        'or expires (the next at 2026-11-22T10:30:00.000Z)',
     },
   },
   [ErrorCode.DuplicateUpiId]: {
