@@ -1,7 +1,9 @@
 import { resolve } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { Client } from 'pg';
+import { parseDatabaseUrl } from '../../src/database/database-url';
 import { EmbeddedDatabase } from '../../src/database/embedded-postgres';
+import { PrimaryLocator } from '../../src/database/primary-locator';
 
 /**
  * What the operator CLIs (audit, admin) work on: --database-url, else DATABASE_URL, else the
@@ -15,7 +17,10 @@ export async function withCliDatabase<T>(databaseUrl: string | undefined, work: 
     embedded = new EmbeddedDatabase({ dataDir: resolve(process.env.DATA_DIR ?? './.data') });
     url = await embedded.start();
   }
-  const client = new Client({ connectionString: url });
+  // Several hosts (libpq's form): the writable one, else the first to say why it failed.
+  const locator = new PrimaryLocator(parseDatabaseUrl(url));
+  const { primary } = await locator.find();
+  const client = new Client({ connectionString: (primary ?? locator.current).url });
   try {
     await client.connect();
     return await work(client);
