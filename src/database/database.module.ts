@@ -136,23 +136,32 @@ async function migrateAsOwner(url: string, ownerUrl: string, serving: PrimaryLoc
   }
 }
 
+/** One "connection lost" line per burst: a server that goes drops every pooled connection at once. */
+const LOST_CONNECTION_QUIET_MS = 10_000;
+
 /**
  * A server that dies or shuts down sends an error to every connection. pg reports it as an
  * 'error' event: on the pool for idle connections, on the client for checked-out ones that are
  * between queries. Either one without a listener would crash the process; the request that
- * owns the connection still gets its own error (and a 503). Each is counted by the availability
- * tracker, which logs the outage once (not a line per connection). The listener is bound to the
- * boot's context: a connection opened during a request would otherwise log under that request's id.
+ * owns the connection still gets its own error (and a 503). Each loss is counted (and makes the
+ * availability tracker look for the primary); the first of a burst is logged. The listener is
+ * bound to the boot's context: a connection opened during a request would otherwise log under
+ * that request's id.
  */
 function survivesConnectionLoss(pool: Pool, availability: DatabaseAvailability): void {
   const logger = new Logger('Database');
+  let loggedAt = 0;
   // Ctrl-C signals the embedded PostgreSQL too, and our signal may be read one event-loop turn
   // after its dropped connections: decide after the next turn's I/O, once the signal has been seen.
   const report = AsyncResource.bind((error: Error) =>
     setImmediate(() =>
       setImmediate(() => {
-        if (isPlannedShutdown()) return logger.debug(`Database connection lost: ${error.message}`);
-        if (!availability.absorbs('pool', error)) logger.warn(`Database connection lost: ${error.message}`);
+        const message = `Database connection lost: ${error.message}`;
+        if (isPlannedShutdown()) return logger.debug(message);
+        availability.absorbs('pool', error);
+        if (Date.now() - loggedAt < LOST_CONNECTION_QUIET_MS) return logger.debug(message);
+        loggedAt = Date.now();
+        logger.warn(`${message} (more within ${LOST_CONNECTION_QUIET_MS / 1000} s are only counted)`);
       }),
     ),
   );
