@@ -50,9 +50,10 @@ async function countTransfers(database: EmbeddedDatabase, referenceIds: string[]
   const db = new Client({ connectionString: database.url });
   await db.connect();
   try {
-    const { rows } = await db.query('SELECT count(*)::int AS n FROM transactions WHERE reference_id = ANY($1::uuid[])', [
-      referenceIds,
-    ]);
+    const { rows } = await db.query(
+      'SELECT count(*)::int AS n FROM transactions WHERE reference_id = ANY($1::uuid[])',
+      [referenceIds],
+    );
     return rows[0].n;
   } finally {
     await db.end();
@@ -159,7 +160,12 @@ describe('a database that fails over', () => {
       // The transfers after the promotion are on the promoted server, and its ledger holds.
       const after = load.attempts.filter((a) => a.at > recoveredAt && a.status === 201);
       expect(after.length).toBeGreaterThan(0);
-      expect(await countTransfers(second, after.map((a) => a.body!.referenceId))).toBe(after.length);
+      expect(
+        await countTransfers(
+          second,
+          after.map((a) => a.body!.referenceId),
+        ),
+      ).toBe(after.length);
       const db = new Client({ connectionString: second.url });
       await db.connect();
       try {
@@ -279,4 +285,3 @@ async function postgresProcesses(database: EmbeddedDatabase, dataDir: string): P
     await db.end();
   }
 }
-

@@ -24,8 +24,7 @@ export interface HealthReport {
  */
 const ESSENTIAL_CIRCUITS = [UPI_CIRCUIT];
 
-const WRITABLE_SQL =
-  "SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AS writable";
+const WRITABLE_SQL = "SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AS writable";
 
 @Injectable()
 export class HealthService {
@@ -89,9 +88,7 @@ export class HealthService {
     try {
       const [answer] = await Promise.race([
         this.dataSource.query<{ writable: boolean }[]>(WRITABLE_SQL),
-        new Promise<never>((_, reject) =>
-          setTimeout(() => reject(new Error('timed out after 1000 ms')), 1000).unref(),
-        ),
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timed out after 1000 ms')), 1000).unref()),
       ]);
       if (answer.writable) return session.up();
       this.availability.suspect();

@@ -44,7 +44,10 @@ export function databaseUrlFailure(error: unknown, url: string, variable = 'DATA
   }
   if (code === '3D000') return new BootError(variable, `${causeOf(error)} on the server at ${target}`);
   if (code === '25006' || error instanceof NoWritablePrimaryError) {
-    return new BootError(variable, `the server at ${target} takes no writes (${causeOf(error)}); point ${variable} at the primary`);
+    return new BootError(
+      variable,
+      `the server at ${target} takes no writes (${causeOf(error)}); point ${variable} at the primary`,
+    );
   }
   return new BootError(variable, `cannot connect to the database server at ${target} (${causeOf(error)})`);
 }

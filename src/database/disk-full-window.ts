@@ -30,4 +30,3 @@ export class DiskFullWindow {
     return ageMs <= this.windowMs ? { ageMs, message: this.lastMessage } : undefined;
   }
 }
-

@@ -139,7 +139,8 @@ export class TransferBatcher {
       // during the commit it may have been committed: alone, each item then replays its record.
       // With no database at all, each answers 503 at once (within the query bound), and the
       // client's retry with its key replays or applies it.
-      const again = (item: Pending) => (isDatabaseUnavailable(error) ? Promise.reject(error) : this.alone(item.parameters));
+      const again = (item: Pending) =>
+        isDatabaseUnavailable(error) ? Promise.reject(error) : this.alone(item.parameters);
       await Promise.all(batch.map((item) => settled(item, again(item))));
       return;
     }

@@ -71,7 +71,8 @@ export class AttemptRecorder {
       batch.forEach((item) => item.done());
       return true;
     } catch (error) {
-      if (!this.availability.absorbs('webhook-attempts', error) && !this.failing) this.logger.warn({ msg: 'Recording webhook attempts failed; retrying', error: String(error) });
+      if (!this.availability.absorbs('webhook-attempts', error) && !this.failing)
+        this.logger.warn({ msg: 'Recording webhook attempts failed; retrying', error: String(error) });
       this.failing = true;
       this.queue.unshift(...batch);
       return false;

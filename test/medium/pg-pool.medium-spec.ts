@@ -60,17 +60,13 @@ describe("the service's pg pool", () => {
 
   it('shows the disk-full window the errors of callback and promise queries alike', async () => {
     const noted: string[] = [];
-    const watched = createPgPool(
-      testUrl(),
-      1,
-      {
-        faults: new (class extends DiskFullWindow {
-          override note(error: unknown): void {
-            noted.push((error as DatabaseError).code!);
-          }
-        })(),
-      },
-    );
+    const watched = createPgPool(testUrl(), 1, {
+      faults: new (class extends DiskFullWindow {
+        override note(error: unknown): void {
+          noted.push((error as DatabaseError).code!);
+        }
+      })(),
+    });
     try {
       await watched.query('SELECT 1 / 0').catch(() => undefined);
       const client = await watched.connect();
