@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { Client } from 'pg';
-import { parseDatabaseUrl } from '../../src/database/database-url';
+import { parseDatabaseUrl } from '../../src/config/database-url';
 import { EmbeddedDatabase } from '../../src/database/embedded-postgres';
 import { PrimaryLocator } from '../../src/database/primary-locator';
 

@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectMetric, makeGaugeProvider } from '@willsoto/nestjs-prometheus';
 import type { Gauge } from 'prom-client';
-import { DatabaseAvailability } from '../database/database-availability';
+import { DatabaseOutages } from '../common/errors/database-outages';
 import { AuditService } from './audit.service';
 
 const FINDINGS = 'payments_ledger_audit_findings';
@@ -36,7 +36,7 @@ export class AuditMetrics implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly audit: AuditService,
     @InjectMetric(FINDINGS) private readonly findings: Gauge,
     @InjectMetric(LAST_RUN) private readonly lastRun: Gauge,
-    private readonly availability: DatabaseAvailability,
+    private readonly outages: DatabaseOutages,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -63,7 +63,7 @@ export class AuditMetrics implements OnApplicationBootstrap, OnApplicationShutdo
       this.lastRun.set(Date.now() / 1000);
       if (!report.ok) this.logger.error(`Ledger audit found broken records: ${JSON.stringify(report.counts)}`);
     } catch (error) {
-      if (!this.availability.absorbs('ledger-audit', error)) {
+      if (!this.outages.absorbs('ledger-audit', error)) {
         this.logger.warn(`Periodic ledger audit did not run: ${(error as Error).message}`);
       }
     }

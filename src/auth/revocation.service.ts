@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
-import { DatabaseAvailability } from '../database/database-availability';
+import { DatabaseOutages } from '../common/errors/database-outages';
 import { RevocationsRepository } from './revocations.repository';
 import { issuedAtMs } from './token-id';
 
@@ -36,7 +36,7 @@ export class RevocationService implements OnModuleInit, OnApplicationShutdown {
   constructor(
     private readonly revocations: RevocationsRepository,
     private readonly config: AppConfig,
-    private readonly availability: DatabaseAvailability,
+    private readonly outages: DatabaseOutages,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -93,7 +93,7 @@ export class RevocationService implements OnModuleInit, OnApplicationShutdown {
     try {
       await this.refresh();
     } catch (error) {
-      if (!this.availability.absorbs('revocation-refresh', error)) {
+      if (!this.outages.absorbs('revocation-refresh', error)) {
         this.logger.warn(`Revocation refresh failed: ${(error as Error).message}`);
       }
     }

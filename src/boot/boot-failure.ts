@@ -1,6 +1,6 @@
 import { NoWritablePrimaryError } from '../common/errors/postgres-errors';
 import { ConfigError } from '../config/app-config';
-import { hostLabel, parseDatabaseUrl } from '../database/database-url';
+import { hostLabel, parseDatabaseUrl } from '../config/database-url';
 
 /** A start-up failure already phrased for the operator: the variable at fault and the cause, in one line. */
 export class BootError extends Error {

@@ -1,5 +1,5 @@
 import type { Logger } from '@nestjs/common';
-import type { DatabaseAvailability } from '../database/database-availability';
+import type { DatabaseOutages } from './errors/database-outages';
 
 /**
  * One run of a scheduled purge of rows that have outlived their use: `purge` deletes them and says
@@ -11,13 +11,13 @@ export async function runPurge(
   job: string,
   rows: string,
   purge: () => Promise<number>,
-  availability?: DatabaseAvailability,
+  outages?: DatabaseOutages,
 ): Promise<void> {
   try {
     const purged = await purge();
     if (purged > 0) logger.log(`Purged ${purged} ${rows}`);
   } catch (error) {
-    if (availability?.absorbs(job, error)) return;
+    if (outages?.absorbs(job, error)) return;
     logger.error(`${job} failed: ${(error as Error).message}`);
   }
 }

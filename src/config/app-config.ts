@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
-import { parseDatabaseUrl } from '../database/database-url';
+import { parseDatabaseUrl } from './database-url';
 import { privateDirectoryProblem, readOrCreateSecret } from './private-files';
 
 /** Typed, validated configuration: read from the environment once, at boot. */

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions';
 import { MIGRATIONS } from '../../migrations';
 import { ENTITIES } from './entities';
-import { parseDatabaseUrl } from './database-url';
+import { parseDatabaseUrl } from '../config/database-url';
 import { createPgPool } from './pg-pool';
 import { applySqlFunctions } from './sql-functions';
 

@@ -1,7 +1,8 @@
 import { Logger } from '@nestjs/common';
+import { DatabaseOutages } from '../common/errors/database-outages';
 import { isDatabaseUnavailable } from '../common/errors/postgres-errors';
 import { isPlannedShutdown } from '../common/logging';
-import { type DatabaseHost, hostLabel } from './database-url';
+import { type DatabaseHost, hostLabel } from '../config/database-url';
 import { describeProbes, type PrimaryLocator } from './primary-locator';
 
 /** While there is no primary, how often every host is tried again. */
@@ -22,7 +23,7 @@ export interface AvailabilityListener {
  * DATABASE_URL before anything is said; while there is none, they are tried every second, and
  * the first writable one becomes the pool's primary (primary-locator.ts).
  */
-export class DatabaseAvailability {
+export class DatabaseAvailability extends DatabaseOutages {
   private downSince: number | undefined;
   private downReason = '';
   private failuresWhileDown = 0;
@@ -36,7 +37,9 @@ export class DatabaseAvailability {
     private readonly locator: PrimaryLocator,
     private readonly logger = new Logger('Database'),
     private readonly lookAgainMs = LOOK_AGAIN_MS,
-  ) {}
+  ) {
+    super();
+  }
 
   /** Why there is no primary and since when; undefined while there is one. */
   get outage(): { sinceMs: number; reason: string } | undefined {
@@ -51,7 +54,7 @@ export class DatabaseAvailability {
    * True when `error` means the database is unavailable: counted for `component` and logged by
    * this tracker (once per outage), so the caller logs nothing. False: the caller's own error.
    */
-  absorbs(component: string, error: unknown): boolean {
+  override absorbs(component: string, error: unknown): boolean {
     if (!isDatabaseUnavailable(error)) return false;
     if (this.downSince !== undefined) this.failuresWhileDown++;
     for (const listener of this.listeners) listener.failed(component);

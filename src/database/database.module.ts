@@ -5,6 +5,7 @@ import { Global, Logger, Module, type DynamicModule, type OnApplicationShutdown,
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { BootError, databaseUrlFailure, dataDirFailure } from '../boot/boot-failure';
+import { DatabaseOutages } from '../common/errors/database-outages';
 import { isDatabaseUnavailable, pgErrorCode } from '../common/errors/postgres-errors';
 import { AppConfig } from '../config/app-config';
 import { limitsStartupOption } from '../config/limits-settings';
@@ -12,7 +13,7 @@ import { checkServicePrivileges } from './database-privileges';
 import { isPlannedShutdown } from '../common/logging';
 import { createDataSource, migrateExclusively } from './data-source';
 import { DatabaseAvailability } from './database-availability';
-import { parseDatabaseUrl } from './database-url';
+import { parseDatabaseUrl } from '../config/database-url';
 import { DiskFullWindow } from './disk-full-window';
 import { EmbeddedDatabase } from './embedded-postgres';
 import { createPgPool, PG_POOL } from './pg-pool';
@@ -219,9 +220,18 @@ export class DatabaseModule implements OnApplicationShutdown {
         { provide: EMBEDDED_DATABASE, useValue: opened.embedded ?? null },
         { provide: DISK_FULL_WINDOW, useValue: opened.diskFull },
         { provide: DatabaseAvailability, useValue: opened.availability },
+        { provide: DatabaseOutages, useValue: opened.availability },
         { provide: PrimaryLocator, useValue: opened.locator },
       ],
-      exports: [DataSource, PG_POOL, EMBEDDED_DATABASE, DISK_FULL_WINDOW, DatabaseAvailability, PrimaryLocator],
+      exports: [
+        DataSource,
+        PG_POOL,
+        EMBEDDED_DATABASE,
+        DISK_FULL_WINDOW,
+        DatabaseAvailability,
+        DatabaseOutages,
+        PrimaryLocator,
+      ],
     };
   }
 

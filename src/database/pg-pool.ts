@@ -1,7 +1,7 @@
 import { type Client, type ClientConfig, Pool } from 'pg';
 import { CallbackQueryClient } from './callback-query-client';
 import type { DatabaseAvailability } from './database-availability';
-import { parseDatabaseUrl } from './database-url';
+import { parseDatabaseUrl } from '../config/database-url';
 import type { DiskFullWindow } from './disk-full-window';
 import { pgErrorCode } from '../common/errors/postgres-errors';
 import { PrimaryLocator, requireWritable } from './primary-locator';

@@ -1,6 +1,6 @@
 import { Client, type ClientBase } from 'pg';
 import { NoWritablePrimaryError } from '../common/errors/postgres-errors';
-import { type DatabaseHost, type DatabaseTarget, hostLabel } from './database-url';
+import { type DatabaseHost, type DatabaseTarget, hostLabel } from '../config/database-url';
 
 /** How long one host may take to accept a probe's connection and answer it. */
 const PROBE_TIMEOUT_MS = 2000;

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
 import { deleteInChunks, runPurge } from '../common/scheduled-purge';
-import { DatabaseAvailability } from '../database/database-availability';
+import { DatabaseOutages } from '../common/errors/database-outages';
 import { AppConfig } from '../config/app-config';
 import { IdempotencyKeysRepository } from './idempotency-keys.repository';
 
@@ -13,7 +13,7 @@ export class IdempotencyPurgeJob {
   constructor(
     private readonly keys: IdempotencyKeysRepository,
     private readonly config: AppConfig,
-    private readonly availability: DatabaseAvailability,
+    private readonly outages: DatabaseOutages,
   ) {}
 
   @Cron(CronExpression.EVERY_10_MINUTES, { name: 'idempotency-purge' })
@@ -23,7 +23,7 @@ export class IdempotencyPurgeJob {
       'Idempotency purge',
       'expired idempotency keys',
       () => this.purgeExpired(),
-      this.availability,
+      this.outages,
     );
   }
 

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DatabaseAvailability } from '../database/database-availability';
+import { DatabaseOutages } from '../common/errors/database-outages';
 import { type AttemptRecord, WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 
 /** A result waits at most this long for others to share its write (or until a group is full). */
@@ -24,7 +24,7 @@ export class AttemptRecorder {
 
   constructor(
     private readonly deliveries: WebhookDeliveriesRepository,
-    private readonly availability: DatabaseAvailability,
+    private readonly outages: DatabaseOutages,
   ) {}
 
   /** Resolves once the result is written; a failed write is tried again on the worker's next tick. */
@@ -71,7 +71,7 @@ export class AttemptRecorder {
       batch.forEach((item) => item.done());
       return true;
     } catch (error) {
-      if (!this.availability.absorbs('webhook-attempts', error) && !this.failing)
+      if (!this.outages.absorbs('webhook-attempts', error) && !this.failing)
         this.logger.warn({ msg: 'Recording webhook attempts failed; retrying', error: String(error) });
       this.failing = true;
       this.queue.unshift(...batch);

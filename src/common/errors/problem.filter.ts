@@ -8,7 +8,7 @@ import {
 } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '../../config/app-config';
-import { DatabaseAvailability } from '../../database/database-availability';
+import { DatabaseOutages } from './database-outages';
 import { isDatabaseUnavailable } from './postgres-errors';
 import { allowedMethods } from '../http/route-table';
 import { ApiError } from './api-error';
@@ -51,7 +51,7 @@ const HTTP_LAYER_DETAILS: Record<number, string> = {
 export class ProblemFilter implements ExceptionFilter {
   constructor(
     private readonly config: AppConfig,
-    private readonly availability: DatabaseAvailability,
+    private readonly outages: DatabaseOutages,
   ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
@@ -61,7 +61,7 @@ export class ProblemFilter implements ExceptionFilter {
       exception,
       http.getRequest<FastifyRequest>(),
       http.getResponse<FastifyReply>(),
-      this.availability,
+      this.outages,
     );
   }
 }
@@ -71,20 +71,20 @@ export function sendProblem(
   exception: unknown,
   request: FastifyRequest,
   reply: FastifyReply,
-  availability?: DatabaseAvailability,
+  outages?: DatabaseOutages,
 ): void {
-  const apiError = toApiError(exception, request, availability);
+  const apiError = toApiError(exception, request, outages);
   const body = buildProblem(errorsBaseUrl, apiError, request);
   for (const [name, value] of Object.entries(apiError.extras.headers ?? {})) void reply.header(name, value);
   recordReplyFacts(reply.raw, { problemType: apiError.code });
   void reply.status(body.status).type('application/problem+json').send(body);
 }
 
-function toApiError(exception: unknown, request: FastifyRequest, availability?: DatabaseAvailability): ApiError {
+function toApiError(exception: unknown, request: FastifyRequest, outages?: DatabaseOutages): ApiError {
   if (exception instanceof ApiError) return exception;
   if (isDatabaseUnavailable(exception)) {
     // Counted, and the outage logged once by the tracker; a line per request would flood the log.
-    availability?.absorbs('requests', exception);
+    outages?.absorbs('requests', exception);
     logger.debug(
       `Database unavailable on ${request.method} ${request.url} (request ${request.id}): ${(exception as Error).message}`,
     );
