@@ -24,6 +24,8 @@ export interface HealthReport {
  */
 const ESSENTIAL_CIRCUITS = [UPI_CIRCUIT];
 
+const waitMs = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
 const WRITABLE_SQL = "SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AS writable";
 
 @Injectable()
@@ -81,6 +83,8 @@ export class HealthService {
    */
   private async database() {
     const session = this.indicators.check('db');
+    // While there is no primary, readiness looks itself rather than wait for the next round.
+    if (this.availability.outage) await Promise.race([this.availability.recheck(), waitMs(1000)]);
     const outage = this.availability.outage;
     if (outage) return session.down({ error: `no writable primary: ${outage.reason}` });
     const full = this.diskFull.recent();

@@ -69,6 +69,16 @@ export class DatabaseAvailability extends DatabaseOutages {
     this.check();
   }
 
+  /** Looks again now (or waits for the look in progress), so that a caller such as readiness sees the present. */
+  async recheck(): Promise<void> {
+    if (this.stopped) return;
+    if (!this.checking) {
+      clearTimeout(this.retryTimer);
+      this.check();
+    }
+    await this.checking;
+  }
+
   stop(): void {
     this.stopped = true;
     clearTimeout(this.retryTimer);
