@@ -2,9 +2,11 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { Client } from 'pg';
+import { parseDatabaseUrl } from '../../src/config/database-url';
 import { EmbeddedDatabase } from '../../src/database/embedded-postgres';
 import { embeddedPasswords, embeddedUrl, SUPERUSER } from '../../src/database/embedded-roles';
 import { runningPostmasterPort } from '../../src/database/postmaster-process';
+import { PrimaryLocator } from '../../src/database/primary-locator';
 
 /** The options of every operator CLI that works on the database, for parseArgs. */
 export const DATABASE_OPTIONS = {
@@ -63,11 +65,8 @@ function givenUrl(source: DatabaseSource): string | undefined {
 /** A URL's user:password@, or a password= parameter in either connection-string form. */
 function carriesPassword(url: string): boolean {
   if (/(^|[\s?&])password\s*=/i.test(url)) return true;
-  try {
-    return new URL(url).password !== '';
-  } catch {
-    return false;
-  }
+  // user:password@ before the host list; new URL() would refuse libpq's several hosts.
+  return /^[a-z]+:\/\/[^/@]*:[^/@]*@/i.test(url);
 }
 
 function readUrlFile(path: string): string {
@@ -82,7 +81,10 @@ function readUrlFile(path: string): string {
 }
 
 async function withClient<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ connectionString: url });
+  // Several hosts (libpq's form): the writable one, else the first to say why it failed.
+  const locator = new PrimaryLocator(parseDatabaseUrl(url));
+  const { primary } = await locator.find();
+  const client = new Client({ connectionString: (primary ?? locator.current).url });
   try {
     await client.connect();
     return await work(client);

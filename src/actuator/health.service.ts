@@ -3,6 +3,7 @@ import { HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { DISK_FULL_WINDOW, EMBEDDED_DATABASE } from '../database/database.module';
+import { DatabaseAvailability } from '../database/database-availability';
 import type { DiskFullWindow } from '../database/disk-full-window';
 import type { EmbeddedDatabase } from '../database/embedded-postgres';
 import { OutboxRelay } from '../outbox/outbox-relay.service';
@@ -23,6 +24,10 @@ export interface HealthReport {
  */
 const ESSENTIAL_CIRCUITS = [UPI_CIRCUIT];
 
+const waitMs = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
+const WRITABLE_SQL = "SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AS writable";
+
 @Injectable()
 export class HealthService {
   constructor(
@@ -35,6 +40,7 @@ export class HealthService {
     private readonly relay: OutboxRelay,
     @Inject(EMBEDDED_DATABASE) private readonly embedded: EmbeddedDatabase | null,
     @Inject(DISK_FULL_WINDOW) private readonly diskFull: DiskFullWindow,
+    private readonly availability: DatabaseAvailability,
   ) {}
 
   /**
@@ -70,20 +76,29 @@ export class HealthService {
   }
 
   /**
-   * A round trip to PostgreSQL through the pool, bounded so a hung connection reads as DOWN; and
-   * DOWN while writes were refused for lack of disk space in the last seconds (disk-full-window.ts).
+   * DOWN while there is no writable primary (database-availability.ts), else a round trip to
+   * PostgreSQL through the pool, bounded so a hung connection reads as DOWN, that also asks whether
+   * the server still takes writes (a demoted one does not); and DOWN while writes were refused for
+   * lack of disk space in the last seconds (disk-full-window.ts).
    */
   private async database() {
     const session = this.indicators.check('db');
+    // While there is no primary, readiness looks itself rather than wait for the next round.
+    if (this.availability.outage) await Promise.race([this.availability.recheck(), waitMs(1000)]);
+    const outage = this.availability.outage;
+    if (outage) return session.down({ error: `no writable primary: ${outage.reason}` });
     const full = this.diskFull.recent();
     if (full) return session.down({ error: `disk full ${full.ageMs} ms ago: ${full.message}` });
     try {
-      await Promise.race([
-        this.dataSource.query('SELECT 1'),
-        new Promise((_, reject) => setTimeout(() => reject(new Error('timed out after 1000 ms')), 1000).unref()),
+      const [answer] = await Promise.race([
+        this.dataSource.query<{ writable: boolean }[]>(WRITABLE_SQL),
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timed out after 1000 ms')), 1000).unref()),
       ]);
-      return session.up();
+      if (answer.writable) return session.up();
+      this.availability.suspect();
+      return session.down({ error: 'the database server takes no writes (a standby, or read-only)' });
     } catch (error) {
+      this.availability.absorbs('readiness', error);
       return session.down({ error: (error as Error).message });
     }
   }

@@ -1,6 +1,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectMetric, makeGaugeProvider } from '@willsoto/nestjs-prometheus';
 import type { Gauge } from 'prom-client';
+import { DatabaseOutages } from '../common/errors/database-outages';
 import { AuditService } from './audit.service';
 
 const FINDINGS = 'payments_ledger_audit_findings';
@@ -35,6 +36,7 @@ export class AuditMetrics implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly audit: AuditService,
     @InjectMetric(FINDINGS) private readonly findings: Gauge,
     @InjectMetric(LAST_RUN) private readonly lastRun: Gauge,
+    private readonly outages: DatabaseOutages,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -61,7 +63,9 @@ export class AuditMetrics implements OnApplicationBootstrap, OnApplicationShutdo
       this.lastRun.set(Date.now() / 1000);
       if (!report.ok) this.logger.error(`Ledger audit found broken records: ${JSON.stringify(report.counts)}`);
     } catch (error) {
-      this.logger.warn(`Periodic ledger audit did not run: ${(error as Error).message}`);
+      if (!this.outages.absorbs('ledger-audit', error)) {
+        this.logger.warn(`Periodic ledger audit did not run: ${(error as Error).message}`);
+      }
     }
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
 import { runPurge } from '../common/scheduled-purge';
+import { DatabaseOutages } from '../common/errors/database-outages';
 import { LoginAttemptsRepository } from './login-attempts.repository';
 import { RevocationsRepository } from './revocations.repository';
 
@@ -12,6 +13,7 @@ export class AuthPurgeJob {
   constructor(
     private readonly revocations: RevocationsRepository,
     private readonly attempts: LoginAttemptsRepository,
+    private readonly outages: DatabaseOutages,
   ) {}
 
   @Cron(CronExpression.EVERY_10_MINUTES, { name: 'auth-purge' })
@@ -21,6 +23,7 @@ export class AuthPurgeJob {
       'Auth purge',
       'expired revocations and stale login counts',
       async () => (await this.revocations.purgeExpired()) + (await this.attempts.purgeStale()),
+      this.outages,
     );
   }
 }

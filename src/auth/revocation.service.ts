@@ -1,5 +1,6 @@
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
+import { DatabaseOutages } from '../common/errors/database-outages';
 import { RevocationsRepository } from './revocations.repository';
 import { issuedAtMs } from './token-id';
 
@@ -35,6 +36,7 @@ export class RevocationService implements OnModuleInit, OnApplicationShutdown {
   constructor(
     private readonly revocations: RevocationsRepository,
     private readonly config: AppConfig,
+    private readonly outages: DatabaseOutages,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -91,7 +93,9 @@ export class RevocationService implements OnModuleInit, OnApplicationShutdown {
     try {
       await this.refresh();
     } catch (error) {
-      this.logger.warn(`Revocation refresh failed: ${(error as Error).message}`);
+      if (!this.outages.absorbs('revocation-refresh', error)) {
+        this.logger.warn(`Revocation refresh failed: ${(error as Error).message}`);
+      }
     }
   }
 

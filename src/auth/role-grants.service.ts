@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleIn
 import type { Pool } from 'pg';
 import { ROLE_ADMIN, ROLE_USER } from '../access/authenticated-user';
 import { AppConfig } from '../config/app-config';
+import { DatabaseOutages } from '../common/errors/database-outages';
 import { inTransaction } from '../database/in-transaction';
 import { PG_POOL } from '../database/pg-pool';
 import { recordAdminAction } from '../limits/admin-actions';
@@ -45,6 +46,7 @@ export class RoleGrantsService implements OnModuleInit, OnApplicationShutdown {
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
     private readonly config: AppConfig,
+    private readonly outages: DatabaseOutages,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -105,7 +107,9 @@ export class RoleGrantsService implements OnModuleInit, OnApplicationShutdown {
     try {
       await this.refresh();
     } catch (error) {
-      this.logger.warn(`Role grants refresh failed: ${(error as Error).message}`);
+      if (!this.outages.absorbs('role-grants-refresh', error)) {
+        this.logger.warn(`Role grants refresh failed: ${(error as Error).message}`);
+      }
     }
   }
 

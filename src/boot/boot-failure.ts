@@ -1,4 +1,6 @@
+import { NoWritablePrimaryError } from '../common/errors/postgres-errors';
 import { ConfigError } from '../config/app-config';
+import { hostLabel, parseDatabaseUrl } from '../config/database-url';
 
 /** A start-up failure already phrased for the operator: the variable at fault and the cause, in one line. */
 export class BootError extends Error {
@@ -41,6 +43,12 @@ export function databaseUrlFailure(error: unknown, url: string, variable = 'DATA
     return new BootError(variable, `the server at ${target} refused the credentials (${causeOf(error)})`);
   }
   if (code === '3D000') return new BootError(variable, `${causeOf(error)} on the server at ${target}`);
+  if (code === '25006' || error instanceof NoWritablePrimaryError) {
+    return new BootError(
+      variable,
+      `the server at ${target} takes no writes (${causeOf(error)}); point ${variable} at the primary`,
+    );
+  }
   return new BootError(variable, `cannot connect to the database server at ${target} (${causeOf(error)})`);
 }
 
@@ -63,8 +71,9 @@ function causeOf(error: unknown): string {
 
 function safeTarget(url: string): string {
   try {
-    const parsed = new URL(url);
-    return `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`;
+    const { hosts } = parseDatabaseUrl(url);
+    const database = new URL(hosts[0].url).pathname;
+    return `${hosts.map(hostLabel).join(',')}${database}`;
   } catch {
     return 'the configured address';
   }

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { BUSINESS_TIME_ZONE_DEFAULT, businessTimeZoneProblem } from './business-time-zone';
+import { parseDatabaseUrl } from './database-url';
 import { privateDirectoryProblem, readOrCreateSecret } from './private-files';
 
 /** Typed, validated configuration: read from the environment once, at boot. */
@@ -11,6 +12,8 @@ export class AppConfig {
   readonly databaseUrl: string | undefined;
   readonly dataDir: string;
   readonly databaseRestartWindowMs: number;
+  /** Each statement's bound on the serving pool (statement_timeout; the client gives up 1 s later): a 503 after it. */
+  readonly databaseQueryTimeoutMs: number;
   readonly dbPoolSize: number;
   readonly jwtSecret: string;
   readonly jwtExpirationMs: number;
@@ -118,7 +121,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const nodeEnv = reader.string('NODE_ENV', 'development');
   const production = nodeEnv === 'production';
   const dataDir = resolve(reader.string('DATA_DIR', './.data'));
-  const databaseUrl = reader.optionalUrl('DATABASE_URL', ['postgres:', 'postgresql:']);
+  const databaseUrl = reader.databaseUrl('DATABASE_URL');
   const config = {
     nodeEnv,
     port: reader.integer('PORT', 8080, 0, 65535),
@@ -126,6 +129,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     databaseUrl,
     dataDir,
     databaseRestartWindowMs: reader.integer('DATABASE_RESTART_WINDOW_MS', 60_000, 1000, 3_600_000),
+    databaseQueryTimeoutMs: reader.integer('DATABASE_QUERY_TIMEOUT_MS', 10_000, 100, 3_600_000),
     dbPoolSize: reader.integer('DB_POOL_SIZE', 20, 1, 500),
     jwtSecret: '',
     jwtExpirationMs: reader.integer('JWT_EXPIRATION_MS', 3_600_000, 1000, 31 * 24 * 3_600_000),
@@ -175,7 +179,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     webhookTimeoutMs: reader.integer('WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
     webhookEndpointsMax: reader.integer('WEBHOOK_ENDPOINTS_MAX', 50, 1, 10_000),
     webhookPeakDeliveriesPerSecond: reader.integer('WEBHOOK_PEAK_DELIVERIES_PER_SECOND', 100, 0, 1_000_000),
-    databaseOwnerUrl: reader.optionalUrl('DATABASE_OWNER_URL', ['postgres:', 'postgresql:']),
+    databaseOwnerUrl: reader.databaseUrl('DATABASE_OWNER_URL'),
     databaseAllowPrivileged: reader.boolean('DATABASE_ALLOW_PRIVILEGED', false),
     transferBatchMaxSize: reader.integer('TRANSFER_BATCH_MAX_SIZE', 64, 1, 1000),
     transferBatchesInFlight: reader.integer('TRANSFER_BATCHES_IN_FLIGHT', 1, 1, 100),
@@ -341,6 +345,19 @@ class EnvReader {
     const value = this.string(name, fallback).toLowerCase();
     if (!allowed.includes(value)) this.problems.push(`${name} must be one of ${allowed.join(', ')}, got "${value}"`);
     return value;
+  }
+
+  /** A PostgreSQL URL, one host or several in libpq's form (src/database/database-url.ts). */
+  databaseUrl(name: string): string | undefined {
+    const raw = this.env[name]?.trim();
+    if (raw === undefined || raw === '') return undefined;
+    try {
+      parseDatabaseUrl(raw);
+      return raw.replace(/\/+$/, '');
+    } catch (error) {
+      this.problems.push(`${name} ${(error as Error).message}`);
+      return undefined;
+    }
   }
 
   optionalUrl(name: string, protocols: string[]): string | undefined {

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions';
 import { MIGRATIONS } from '../../migrations';
 import { ENTITIES } from './entities';
+import { parseDatabaseUrl } from '../config/database-url';
 import { createPgPool } from './pg-pool';
 import { applySqlFunctions } from './sql-functions';
 
@@ -28,7 +29,8 @@ const ORM_OPTIONS = {
 export function createDataSource(url: string, pool: pg.Pool | number): DataSource {
   return new DataSource({
     ...ORM_OPTIONS,
-    url,
+    // TypeORM reads one host only; the pool decides where connections go, this only names the database.
+    url: parseDatabaseUrl(url).hosts[0].url,
     driver: { Pool: sharedPool(typeof pool === 'number' ? createPgPool(url, pool) : pool), defaults: pg.defaults },
     // An idle connection's error is the pool's to report (the service's: survivesConnectionLoss in
     // database.module.ts); TypeORM's own handler would only log it, and its logging is off.
@@ -66,10 +68,11 @@ const MIGRATION_LOCK_KEY = 7_261_746_032;
 /**
  * migrateAndVerify, one instance at a time: replicas started together on an empty database
  * queue on a PostgreSQL advisory lock (held by a dedicated session, so it is released even if
- * this process dies), and the later ones find the migrations already applied.
+ * this process dies), and the later ones find the migrations already applied. `primaryUrl` names
+ * one host: the primary the data source's pool found.
  */
-export async function migrateExclusively(dataSource: DataSource, url: string): Promise<string[]> {
-  const lock = new pg.Client({ connectionString: url });
+export async function migrateExclusively(dataSource: DataSource, primaryUrl: string): Promise<string[]> {
+  const lock = new pg.Client({ connectionString: primaryUrl });
   await lock.connect();
   try {
     await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);

@@ -1,6 +1,4 @@
-import type { Client } from 'pg';
 import { isDiskFull } from '../common/errors/postgres-errors';
-import { CallbackQueryClient } from './callback-query-client';
 
 /** How long after the last "no space left" refusal readiness stays DOWN. */
 export const DISK_FULL_WINDOW_MS = 10_000;
@@ -31,16 +29,4 @@ export class DiskFullWindow {
     const ageMs = Date.now() - this.lastAt;
     return ageMs <= this.windowMs ? { ageMs, message: this.lastMessage } : undefined;
   }
-}
-
-/**
- * A pg Client class (CallbackQueryClient's) whose query errors are also shown to `faults` (the
- * pools' `Client` option). The caller still gets its own error: this only looks.
- */
-export function faultObservingClient(faults: DiskFullWindow): typeof Client {
-  return class FaultObservingClient extends CallbackQueryClient {
-    protected override queryFailed(error: Error): void {
-      faults.note(error);
-    }
-  };
 }

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
 import { deleteInChunks, runPurge } from '../common/scheduled-purge';
+import { DatabaseOutages } from '../common/errors/database-outages';
 import { AppConfig } from '../config/app-config';
 import { IdempotencyKeysRepository } from './idempotency-keys.repository';
 
@@ -12,11 +13,18 @@ export class IdempotencyPurgeJob {
   constructor(
     private readonly keys: IdempotencyKeysRepository,
     private readonly config: AppConfig,
+    private readonly outages: DatabaseOutages,
   ) {}
 
   @Cron(CronExpression.EVERY_10_MINUTES, { name: 'idempotency-purge' })
   run(): Promise<void> {
-    return runPurge(this.logger, 'Idempotency purge', 'expired idempotency keys', () => this.purgeExpired());
+    return runPurge(
+      this.logger,
+      'Idempotency purge',
+      'expired idempotency keys',
+      () => this.purgeExpired(),
+      this.outages,
+    );
   }
 
   /** Deletes expired keys in batches; returns how many. */

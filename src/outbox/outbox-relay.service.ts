@@ -1,8 +1,9 @@
-import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationShutdown, Optional } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
 import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import type { Counter, Gauge } from 'prom-client';
 import { outsideRequestContext } from '../common/outside-request-context';
+import { DatabaseOutages } from '../common/errors/database-outages';
 import { EventPublisher } from './event-publisher';
 import { OutboxEventsRepository } from './outbox-events.repository';
 import { RelayState } from './relay-state';
@@ -50,6 +51,7 @@ export class OutboxRelay implements OnApplicationShutdown {
     @InjectMetric(OUTBOX_OLDEST_AGE) private readonly oldestAgeGauge: Gauge,
     @InjectMetric(OUTBOX_PUBLISHED) private readonly publishedCounter: Counter,
     @InjectMetric(OUTBOX_PUBLISH_FAILURES) private readonly failureCounter: Counter,
+    @Optional() private readonly outages?: DatabaseOutages,
   ) {}
 
   /** Called after each committed transfer: run soon, coalescing nudges that arrive while a run is going. */
@@ -107,7 +109,8 @@ export class OutboxRelay implements OnApplicationShutdown {
       this.retryAt = Date.now() + this.backoffMs;
       this.state.failed(error as Error, this.retryAt);
       // Retries come every second now: the first failure of an outage and then one a minute is enough.
-      if (this.state.consecutiveFailures % FAILURES_PER_LOG_LINE === 1) {
+      const databaseOutage = this.outages?.absorbs('outbox-relay', error) ?? false;
+      if (!databaseOutage && this.state.consecutiveFailures % FAILURES_PER_LOG_LINE === 1) {
         this.logger.warn(
           `Outbox relay failed (${this.state.consecutiveFailures} in a row), retrying every ${MAX_BACKOFF_MS} ms at most: ${(error as Error).message}`,
         );

@@ -3,6 +3,7 @@ import { Interval } from '@nestjs/schedule';
 import type { Pool } from 'pg';
 import { AppConfig } from '../config/app-config';
 import { PG_POOL } from '../database/pg-pool';
+import { DatabaseOutages } from '../common/errors/database-outages';
 import { nextOccurrenceAfter } from './occurrences';
 import { RunExecutor, RunNotFinished } from './run-executor';
 import { type InstructionStatus, type NewRun, ScheduledTransfersRepository } from './scheduled-transfers.repository';
@@ -39,6 +40,7 @@ export class ScheduledTransferRunner implements OnApplicationShutdown {
     private readonly repository: ScheduledTransfersRepository,
     private readonly executor: RunExecutor,
     private readonly config: AppConfig,
+    private readonly outages: DatabaseOutages,
   ) {
     // A claim holds its connection while its transfer needs another: one connection always stays free.
     this.lanes = Math.min(MAX_LANES, config.dbPoolSize - 1);
@@ -75,7 +77,7 @@ export class ScheduledTransferRunner implements OnApplicationShutdown {
       }
     } catch (error) {
       // Once per outage, not every tick: the run stays due and is tried again.
-      if (!this.failing)
+      if (!this.outages.absorbs('scheduled-transfers', error) && !this.failing)
         this.logger.warn({ msg: 'Running scheduled transfers failed; retrying', error: String(error) });
       this.failing = true;
     }

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectMetric, makeHistogramProvider } from '@willsoto/nestjs-prometheus';
 import type { Pool } from 'pg';
 import type { Histogram } from 'prom-client';
+import { isDatabaseUnavailable } from '../common/errors/postgres-errors';
 import { AppConfig } from '../config/app-config';
 import { PG_POOL } from '../database/pg-pool';
 import type { MovementResult } from '../idempotency/stored-outcome';
@@ -132,12 +133,16 @@ export class TransferBatcher {
       });
       if (rows.length !== batch.length) throw new Error(`${rows.length} outcomes for ${batch.length} transfers`);
       results = rows.map((row) => ({ outcome: row.result, replayed: row.replayed }));
-    } catch {
+    } catch (error) {
       // The whole batch was refused (a poisoned item, a key written without its lock, a deadlock
       // or serialization victim): nothing of it was committed, so each item runs alone, where a
       // conflict is retried (callMovement), and fails only itself. After a connection lost during
-      // the commit it may have been committed: alone, each item then replays its record.
-      await Promise.all(batch.map((item) => settled(item, this.alone(item.parameters))));
+      // the commit it may have been committed: alone, each item then replays its record. With no
+      // database at all, each answers 503 at once (within the query bound), and the client's
+      // retry with its key replays or applies it.
+      const again = (item: Pending) =>
+        isDatabaseUnavailable(error) ? Promise.reject(error) : this.alone(item.parameters);
+      await Promise.all(batch.map((item) => settled(item, again(item))));
       return;
     }
     batch.forEach((item, index) => {

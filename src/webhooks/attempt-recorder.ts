@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { DatabaseOutages } from '../common/errors/database-outages';
 import { type AttemptRecord, WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 
 /** A result waits at most this long for others to share its write (or until a group is full). */
@@ -21,7 +22,10 @@ export class AttemptRecorder {
   /** Set while writes fail, so that an outage logs once, not once per tick. */
   private failing = false;
 
-  constructor(private readonly deliveries: WebhookDeliveriesRepository) {}
+  constructor(
+    private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly outages: DatabaseOutages,
+  ) {}
 
   /** Resolves once the result is written; a failed write is tried again on the worker's next tick. */
   record(record: AttemptRecord): Promise<void> {
@@ -67,7 +71,8 @@ export class AttemptRecorder {
       batch.forEach((item) => item.done());
       return true;
     } catch (error) {
-      if (!this.failing) this.logger.warn({ msg: 'Recording webhook attempts failed; retrying', error: String(error) });
+      if (!this.outages.absorbs('webhook-attempts', error) && !this.failing)
+        this.logger.warn({ msg: 'Recording webhook attempts failed; retrying', error: String(error) });
       this.failing = true;
       this.queue.unshift(...batch);
       return false;

@@ -9,6 +9,7 @@ import { DeliveryArrivals } from './delivery-arrivals';
 import { PeakDeliveryBudget } from './peak-delivery-budget';
 import { nextAttemptDelayMs } from './retry-schedule';
 import { systemResolver } from './url-safety';
+import { DatabaseOutages } from '../common/errors/database-outages';
 import { type ClaimedDelivery, WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WEBHOOK_ATTEMPT_DURATION, WEBHOOK_ATTEMPTS } from './webhook-metrics';
 import { type AttemptResult, sendWebhook } from './webhook-sender';
@@ -66,6 +67,7 @@ export class DeliveryWorker implements OnApplicationShutdown {
     @InjectMetric(WEBHOOK_ATTEMPTS) private readonly attemptCounter: Counter,
     @InjectMetric(WEBHOOK_ATTEMPT_DURATION) private readonly attemptDuration: Histogram,
     private readonly moneyPath: MoneyPathLoad,
+    private readonly outages: DatabaseOutages,
   ) {
     // Longer than any attempt (which the timeout bounds) plus recording its result.
     this.leaseMs = 2 * config.webhookTimeoutMs + 5000;
@@ -162,7 +164,7 @@ export class DeliveryWorker implements OnApplicationShutdown {
       if (caughtUp) this.quietUntil = Date.now() + QUIET_AFTER_SMALL_CLAIM_MS;
     } catch (error) {
       // Once per outage, not every tick: readiness already reports an unreachable database.
-      if (!this.claimFailing) {
+      if (!this.outages.absorbs('webhook-claims', error) && !this.claimFailing) {
         this.logger.warn({ msg: 'Claiming webhook deliveries failed; retrying every tick', error: String(error) });
       }
       this.claimFailing = true;

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
 import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import type { Counter, Gauge, Histogram } from 'prom-client';
+import { DatabaseOutages } from '../common/errors/database-outages';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import {
   ATTEMPT_OUTCOMES,
@@ -27,6 +28,7 @@ export class WebhookMaintenanceJob {
     @InjectMetric(WEBHOOK_ENDPOINTS) private readonly endpoints: Gauge,
     @InjectMetric(WEBHOOK_ATTEMPTS) attempts: Counter,
     @InjectMetric(WEBHOOK_ATTEMPT_DURATION) duration: Histogram,
+    private readonly outages: DatabaseOutages,
   ) {
     // Every series exists from the start, so rates and alerts see a 0 rather than nothing.
     for (const outcome of ATTEMPT_OUTCOMES) {
@@ -62,7 +64,8 @@ export class WebhookMaintenanceJob {
         purged += batch;
       } while (batch === PURGE_BATCH);
     } catch (error) {
-      this.logger.warn({ msg: 'Purging old webhook deliveries failed; retrying in an hour', error: String(error) });
+      if (!this.outages.absorbs('webhook-purge', error))
+        this.logger.warn({ msg: 'Purging old webhook deliveries failed; retrying in an hour', error: String(error) });
     }
     return purged;
   }

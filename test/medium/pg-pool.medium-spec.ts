@@ -35,7 +35,7 @@ describe("the service's pg pool", () => {
   let pool: Pool;
 
   beforeAll(() => {
-    pool = createPgPool(testUrl(), 2, new DiskFullWindow());
+    pool = createPgPool(testUrl(), 2, { faults: new DiskFullWindow() });
   });
   afterAll(() => pool.end());
 
@@ -60,15 +60,13 @@ describe("the service's pg pool", () => {
 
   it('shows the disk-full window the errors of callback and promise queries alike', async () => {
     const noted: string[] = [];
-    const watched = createPgPool(
-      testUrl(),
-      1,
-      new (class extends DiskFullWindow {
+    const watched = createPgPool(testUrl(), 1, {
+      faults: new (class extends DiskFullWindow {
         override note(error: unknown): void {
           noted.push((error as DatabaseError).code!);
         }
       })(),
-    );
+    });
     try {
       await watched.query('SELECT 1 / 0').catch(() => undefined);
       const client = await watched.connect();

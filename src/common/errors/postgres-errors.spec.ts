@@ -1,5 +1,5 @@
 import { QueryFailedError } from 'typeorm';
-import { isDatabaseUnavailable, isDiskFull } from './postgres-errors';
+import { isDatabaseUnavailable, isDiskFull, NoWritablePrimaryError } from './postgres-errors';
 
 const pgError = (code: string, message = 'server said no') => Object.assign(new Error(message), { code });
 const socketError = (code: string) => Object.assign(new Error(`connect ${code} 127.0.0.1:5432`), { code });
@@ -21,6 +21,11 @@ describe('isDatabaseUnavailable', () => {
     ['a pool acquisition timeout', new Error('timeout exceeded when trying to connect')],
     ['a wrapped admin shutdown', new QueryFailedError('SELECT 1', [], pgError('57P01'))],
     ['every address refused', new AggregateError([socketError('ECONNREFUSED'), socketError('ECONNREFUSED')])],
+    ['a write on a standby or read-only server', pgError('25006', 'cannot execute INSERT in a read-only transaction')],
+    ['a statement past its bound', pgError('57014', 'canceling statement due to statement timeout')],
+    ['a server that did not answer within query_timeout', new Error('Query read timeout')],
+    ['a connection closed because its server was demoted', new Error('Client was closed and is not queryable')],
+    ['no writable primary among the hosts', new NoWritablePrimaryError('the server at db1:5432 is read-only')],
   ])('is true for %s', (_name, error) => {
     expect(isDatabaseUnavailable(error)).toBe(true);
   });

@@ -19,12 +19,20 @@ export function pgErrorCode(error: unknown): string | undefined {
 }
 
 /**
+ * The pool's refusal of a server that takes no writes (a standby, or read-only by setting): no
+ * primary is reachable right now (src/database/primary-locator.ts).
+ */
+export class NoWritablePrimaryError extends Error {}
+
+/**
  * Server-side codes meaning "the database is not there right now": class 08 (connection
- * exception), admin/crash shutdown and "starting up" (57P01-57P03). Class 53 (insufficient
+ * exception), admin/crash shutdown and "starting up" (57P01-57P03), a write refused by a
+ * read-only server (25006: a standby, or a primary being demoted) and a statement cancelled at
+ * DATABASE_QUERY_TIMEOUT_MS (57014). Class 53 (insufficient
  * resources: disk full 53100, out of memory 53200, too many connections 53300) is matched by
  * its prefix: the request was sound, the server lacks room for it now, so it is retryable too.
  */
-const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03']);
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '25006', '57014']);
 const UNAVAILABLE_CLASSES = ['08', '53'];
 
 /** Socket-level failures from the driver, before or during a query. */
@@ -39,12 +47,16 @@ const UNAVAILABLE_SYSCALL_CODES = new Set([
   'EAI_AGAIN',
 ]);
 
-/** pg's own messages for a lost connection and for waiting too long on a full pool. */
+/**
+ * pg's own messages for a lost connection, for waiting too long on a full pool, for a server that
+ * did not answer within query_timeout, and for a connection closed because its server was demoted.
+ */
 const UNAVAILABLE_MESSAGES = [
   /connection terminated/i,
   /timeout exceeded when trying to connect/i,
   /connection timeout/i,
-  /client has encountered a connection error and is not queryable/i,
+  /query read timeout/i,
+  /is not queryable/i,
   /cannot use a pool after calling end/i,
 ];
 
@@ -54,6 +66,7 @@ const UNAVAILABLE_MESSAGES = [
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   for (let current = error, depth = 0; current && depth < 5; depth++) {
+    if (current instanceof NoWritablePrimaryError) return true;
     const code = pgErrorCode(current);
     if (code && (UNAVAILABLE_CLASSES.includes(code.slice(0, 2)) || UNAVAILABLE_SQLSTATES.has(code))) return true;
     const candidate = current instanceof QueryFailedError ? current.driverError : current;

@@ -8,6 +8,7 @@ import {
 } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '../../config/app-config';
+import { DatabaseOutages } from './database-outages';
 import { isDatabaseUnavailable } from './postgres-errors';
 import { allowedMethods } from '../http/route-table';
 import { ApiError } from './api-error';
@@ -48,7 +49,10 @@ const HTTP_LAYER_DETAILS: Record<number, string> = {
 /** The one place every error becomes an RFC 9457 problem; internals never reach the client. */
 @Catch()
 export class ProblemFilter implements ExceptionFilter {
-  constructor(private readonly config: AppConfig) {}
+  constructor(
+    private readonly config: AppConfig,
+    private readonly outages: DatabaseOutages,
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
@@ -57,6 +61,7 @@ export class ProblemFilter implements ExceptionFilter {
       exception,
       http.getRequest<FastifyRequest>(),
       http.getResponse<FastifyReply>(),
+      this.outages,
     );
   }
 }
@@ -66,18 +71,21 @@ export function sendProblem(
   exception: unknown,
   request: FastifyRequest,
   reply: FastifyReply,
+  outages?: DatabaseOutages,
 ): void {
-  const apiError = toApiError(exception, request);
+  const apiError = toApiError(exception, request, outages);
   const body = buildProblem(errorsBaseUrl, apiError, request);
   for (const [name, value] of Object.entries(apiError.extras.headers ?? {})) void reply.header(name, value);
   recordReplyFacts(reply.raw, { problemType: apiError.code });
   void reply.status(body.status).type('application/problem+json').send(body);
 }
 
-function toApiError(exception: unknown, request: FastifyRequest): ApiError {
+function toApiError(exception: unknown, request: FastifyRequest, outages?: DatabaseOutages): ApiError {
   if (exception instanceof ApiError) return exception;
   if (isDatabaseUnavailable(exception)) {
-    logger.warn(
+    // Counted, and the outage logged once by the tracker; a line per request would flood the log.
+    outages?.absorbs('requests', exception);
+    logger.debug(
       `Database unavailable on ${request.method} ${request.url} (request ${request.id}): ${(exception as Error).message}`,
     );
     return new ApiError(ErrorCode.ServiceUnavailable, 'The database is unavailable; retry shortly', {
