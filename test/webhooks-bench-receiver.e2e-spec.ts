@@ -19,4 +19,14 @@ describe('the benchmark webhook receiver', () => {
       await scratch.drop();
     }
   });
+
+  it('counts a redelivered event once, as a duplicate', async () => {
+    const bench = await startWebhookBench();
+    const deliver = (id: string) =>
+      fetch(bench.url, { method: 'POST', headers: { 'webhook-id': id }, body: '{"amount":"1.0000"}' });
+    expect((await deliver('evt-A')).status).toBe(204);
+    expect((await deliver('evt-B')).status).toBe(204);
+    expect((await deliver('evt-A')).status).toBe(204);
+    expect(await bench.finish(2, 5000)).toMatchObject({ expected: 2, received: 2, duplicates: 1 });
+  });
 });

@@ -1,63 +1,40 @@
 /**
- * npm run bench -- --help
- *
- * Measures the database's own bound (pgbench's TPC-B, the C client, on the service's server),
- * then the transfer load over HTTP against the built service, with batch sizes, CPU, WAL, commits,
- * statements and memory per transfer; optionally history reads, and the same again on a database
- * seeded with millions of ledger entries. Ends with the ledger invariants and writes results.json and
- * report.html. Exits 1 on any failed request or broken invariant, 2 on bad usage.
+ * npm run bench -- --help. The bound (pgbench), then transfers over HTTP in a closed loop
+ * (capacity) and an open loop (latency), optionally history reads and a large database; the
+ * ledger invariants; the verdict (verdict.ts), results.json and report.html. Exit 0, 1 or 2.
  */
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
 import { Client } from 'pg';
 import { findLedgerViolations } from '../lib/ledger-invariants';
-
 import { type BenchEnvironment, startEnvironment } from './environment';
-import { startStallProbe } from './stall-probe';
-import { startWritebackWatch } from './writeback';
-import { batchSizesFrom, summariseBatchSizes } from './batch-sizes';
 import { HttpDriver } from './http-driver';
-import { LeanHttpClient } from './lean-http';
-import {
-  describeLoad,
-  loadDriver,
-  type PhaseLoad,
-  Recorder,
-  round,
-  runClosedLoop,
-  startProgress,
-  warmUp,
-} from './load';
+import { type Operation, type PhaseLoad, Recorder, round, runClosedLoop, runOpenLoop, startProgress } from './load';
 import { type BenchOptions, HELP, parseCommandLine } from './options';
-import { boundOrWhyNot, describeShape, type PgbenchBound } from './pgbench';
+import { boundOrWhyNot, describeShape } from './pgbench';
 import { printSummary } from './print';
-import type { BenchSummary, PhaseResult } from './results';
 import type { ChartedPhase } from './report-html';
+import type { BenchSummary, PhaseResult } from './results';
 import { waitForOutboxDrain, writeResults } from './output';
-import { gcFrom, summariseGc } from './service-gc';
-import { serviceLatencyFrom, summariseServiceLatency } from './service-latency';
-import { scrapeServiceMetrics } from './service-metrics';
-import { processTreeCpuSeconds, readWal, residentMiB } from './resources';
 import { type SeedResult, seedLarge, seedUpiId } from './seed';
+import { exitStatus, judge } from './verdict';
 import type { WebhookBenchResult } from './webhook-receiver';
-import { StatementCounter } from './statements';
-import { measureDriverOverhead } from './tpcb';
 import { type BenchUser, logInAll, readOperation, registerUsers, transferOperation } from './workload';
 
 interface Run {
   options: BenchOptions;
   env: BenchEnvironment;
   db: Client;
-  counter: StatementCounter;
+  http: HttpDriver;
   write: (line: string) => void;
   charts: ChartedPhase[];
   phases: PhaseResult[];
-  http: HttpDriver;
-  bound?: PgbenchBound;
-  boundMissing?: string;
 }
+
+type PhaseKind = Pick<PhaseResult, 'workload' | 'loop' | 'database' | 'offeredPerSecond'>;
+type Loop = PhaseResult['loop'];
+type Database = PhaseResult['database'];
 
 async function main(argv: string[]): Promise<number> {
   const parsed = parseCommandLine(argv);
@@ -81,25 +58,15 @@ async function benchmark(options: BenchOptions): Promise<number> {
   const http = new HttpDriver(new URL(env.service.baseUrl), options.concurrency);
   try {
     await db.connect();
-    const counter = new StatementCounter(db, env.pgStatStatements);
-    const run: Run = { options, env, db, counter, write, charts: [], phases: [], http };
-    write(
-      `service pid ${env.service.pid} at ${env.service.baseUrl}; PostgreSQL pid ${env.postmasterPid ?? 'not visible'}`,
-    );
-    if (env.walWarmUp) {
-      const { seconds, ready } = env.walWarmUp;
-      write(`WAL: ${ready} recycled segments ready (as a running database has them), made in ${seconds.toFixed(1)} s`);
-    }
-    const seed = await runPhases(run, http, runId);
-    const summary = await conclude(run, seed);
+    const run: Run = { options, env, db, http, write, charts: [], phases: [] };
+    write(`service pid ${env.service.pid} at ${env.service.baseUrl}`);
+    const bound = options.boundDurationS > 0 ? await measureBound(run) : {};
+    const seed = await runPhases(run, runId);
+    const summary = await conclude(run, bound, seed);
     const files = writeResults(options, runId, summary, run.charts);
     if (options.json) console.log(JSON.stringify({ ...summary, files }));
     else printSummary(summary, files);
-    const requestErrors = run.phases.some((phase) => !phase.phase.startsWith('driver overhead') && phase.errors > 0);
-    const webhookShort = summary.webhooks !== undefined && summary.webhooks.received < summary.webhooks.expected;
-    return requestErrors || webhookShort || summary.invariantViolations.length > 0 || summary.outboxDrainS === undefined
-      ? 1
-      : 0;
+    return exitStatus(summary.checks);
   } finally {
     http.close();
     await db.end().catch(() => undefined);
@@ -107,18 +74,26 @@ async function benchmark(options: BenchOptions): Promise<number> {
   }
 }
 
-/** The bound, then transfers (and reads) on the empty database, then, with --seed-large, on the large one. */
-async function runPhases(run: Run, http: HttpDriver, runId: string): Promise<SeedResult | undefined> {
-  const { options, db, write } = run;
-  if (options.boundDurationS > 0) await measureBound(run);
-  if (options.driverTpcbDurationS > 0) {
-    await measureDriverOverhead(db, run.env.databaseUrl, options, (label, drive) =>
-      measurePhase(run, label, 'closed', drive),
-    );
+/** The bound: pgbench's TPC-B (the C client) on the service's own PostgreSQL, same binaries and settings. */
+async function measureBound(run: Run): Promise<Pick<BenchSummary, 'bound' | 'boundMissing'>> {
+  const { env, options, db, write } = run;
+  const result = await withHeartbeat(run, 'pgbench', () =>
+    boundOrWhyNot(db, env.databaseUrl, options.boundDurationS, write),
+  );
+  if ('missing' in result) {
+    write(result.missing);
+    return { boundMissing: result.missing };
   }
+  write(`bound: pgbench TPC-B (${describeShape()}): ${result.bound.tps} transactions/s`);
+  return result;
+}
+
+/** Transfers (and reads) on the empty database, then, with --seed-large, on the large one. */
+async function runPhases(run: Run, runId: string): Promise<SeedResult | undefined> {
+  const { options, db, http, write } = run;
   write(`registering ${options.users} users`);
   const users = await registerUsers(http, options.users, runId);
-  await measureTransfersAndReads(run, http, users, users, 'empty database');
+  await measureTransfersAndReads(run, users, users, 'empty');
   if (!options.seedLarge) return undefined;
   write(`seeding ${options.seedUsers} users and ${options.seedEntries} ledger entries in SQL`);
   const seed = await withHeartbeat(run, 'seeding', () => seedLarge(db, options.seedUsers, options.seedEntries));
@@ -127,25 +102,83 @@ async function runPhases(run: Run, http: HttpDriver, runId: string): Promise<See
     seedUpiId(seed.nonce, Math.floor((i * options.seedUsers) / options.users)),
   );
   const readers = [...users, ...(await logInAll(http, sample))];
-  await measureTransfersAndReads(run, http, users, readers, 'large database');
+  await measureTransfersAndReads(run, users, readers, 'large');
   return seed;
 }
 
-/** Memory, the outbox drain and the ledger invariants after the load, with everything measured. */
-async function conclude(run: Run, seed: SeedResult | undefined): Promise<BenchSummary> {
+/**
+ * A closed-loop warm-up runs the code hot; the closed loop then measures capacity. Before the
+ * open loop, as long again at its rate lets the service settle at that load (dead rows to vacuum,
+ * the outbox to drain after full load); the open loop then measures latency at the rate.
+ */
+async function measureTransfersAndReads(run: Run, users: BenchUser[], readers: BenchUser[], database: Database) {
+  const { options, http } = run;
+  const transfer = transferOperation(http, users, options.hot, options.hotShare);
+  await warmUp(run, 'closed', transfer);
+  if (options.loop !== 'open') await measurePhase(run, { workload: 'transfers', loop: 'closed', database }, transfer);
+  if (options.loop !== 'closed') {
+    await warmUp(run, 'open', transfer);
+    const kind: PhaseKind = { workload: 'transfers', loop: 'open', database, offeredPerSecond: options.rate };
+    await measurePhase(run, kind, transfer);
+  }
+  if (options.reads) {
+    const reads = readOperation(http, readers);
+    await measurePhase(run, { workload: 'history reads', loop: 'closed', database }, reads, options.readDurationS);
+  }
+}
+
+async function warmUp(run: Run, loop: Loop, operation: Operation): Promise<void> {
+  if (run.options.warmupS <= 0) return;
+  run.write(`${loop === 'open' ? 'settling' : 'warm-up'} ${run.options.warmupS} s (${describeLoop(run, loop)})`);
+  await drive(run, loop, new Recorder('warm-up', loop), run.options.warmupS, operation);
+}
+
+/** Runs one measured phase with a progress line per second. */
+async function measurePhase(run: Run, kind: PhaseKind, operation: Operation, seconds = run.options.durationS) {
+  const phase = `${kind.workload}, ${kind.database} database`;
+  const mode = describeLoop(run, kind.loop);
+  run.write(`measuring ${phase} (${mode})`);
+  const recorder = new Recorder(phase, mode);
+  const stopProgress = startProgress(recorder, run.write);
+  const load = await drive(run, kind.loop, recorder, seconds, operation).finally(stopProgress);
+  const result: PhaseResult = { ...load, ...kind };
+  run.phases.push(result);
+  // The last bucket holds only the answers that came after the deadline: not a whole second.
+  const wholeSeconds = recorder.seconds.slice(0, Math.max(1, Math.floor(recorder.elapsedS)));
+  run.charts.push({ title: `${phase} (${mode})`, result, seconds: wholeSeconds });
+  run.write(
+    `${phase}: ${load.okPerSecond}/s, p50 ${load.latencyMs.p50} ms, p99 ${load.latencyMs.p99} ms, errors ${load.errors}`,
+  );
+}
+
+function drive(run: Run, loop: Loop, recorder: Recorder, seconds: number, operation: Operation): Promise<PhaseLoad> {
+  const { rate, concurrency } = run.options;
+  return loop === 'open'
+    ? runOpenLoop(recorder, rate, seconds, operation)
+    : runClosedLoop(recorder, concurrency, seconds, operation);
+}
+
+const describeLoop = (run: Run, loop: Loop) =>
+  loop === 'open' ? `open loop at ${run.options.rate}/s` : `closed loop, ${run.options.concurrency} clients`;
+
+/** Memory, the outbox drain, the webhooks and the ledger invariants after the load, then the verdict. */
+async function conclude(
+  run: Run,
+  bound: Pick<BenchSummary, 'bound' | 'boundMissing'>,
+  seed: SeedResult | undefined,
+): Promise<BenchSummary> {
   const { env, db } = run;
   const memory = await env.service.memory();
   run.write('waiting for the outbox to drain, then checking the ledger invariants');
   const outboxDrainS = await waitForOutboxDrain(db);
   const violations = await withHeartbeat(run, 'checking the ledger invariants', () => findLedgerViolations(db));
   const webhooks = await countWebhookDeliveries(run);
-  return {
+  const results = {
     date: new Date().toISOString(),
-    mode: env.mode + (env.upiProviderCalls ? ` (${env.upiProviderCalls()} UPI provider calls)` : ''),
+    mode: env.mode,
     options: run.options,
     phases: run.phases,
-    bound: run.bound,
-    boundMissing: run.boundMissing,
+    ...bound,
     seed,
     outboxDrainS,
     webhooks,
@@ -154,6 +187,7 @@ async function conclude(run: Run, seed: SeedResult | undefined): Promise<BenchSu
     loadAverage1m: round(loadavg()[0]),
     invariantViolations: violations,
   };
+  return { ...results, checks: judge(results) };
 }
 
 /** With --webhook: every outbox event of the run must reach the receiver (counted by webhook-id). */
@@ -162,128 +196,6 @@ async function countWebhookDeliveries(run: Run): Promise<WebhookBenchResult | un
   run.write('waiting for every event to reach the webhook receiver');
   const { rows } = await run.db.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox_events');
   return run.env.webhooks.finish(rows[0].n);
-}
-
-/** The bound: pgbench's TPC-B (the C client) on the service's own PostgreSQL, same binaries and settings. */
-async function measureBound(run: Run): Promise<void> {
-  const { env, options, db, write } = run;
-  const result = await withHeartbeat(run, 'pgbench', () =>
-    boundOrWhyNot(db, env.databaseUrl, env.postmasterPid, options.boundDurationS, write, options.rate),
-  );
-  if ('missing' in result) {
-    run.boundMissing = result.missing;
-    write(result.missing);
-    return;
-  }
-  run.bound = result.bound;
-  write(
-    `bound: pgbench TPC-B (${describeShape()}): ${result.bound.tps} tps; PostgreSQL CPU ${result.bound.cpuMsPerTransaction.postgres ?? 'n/a'} ms per transaction`,
-  );
-}
-
-async function measureTransfersAndReads(
-  run: Run,
-  http: HttpDriver,
-  users: BenchUser[],
-  readers: BenchUser[],
-  database: string,
-): Promise<void> {
-  const { options } = run;
-  const sender = new LeanHttpClient(new URL(run.env.service.baseUrl), options.concurrency);
-  try {
-    const transfer = transferOperation(sender, users, options.hot, options.hotShare);
-    if (options.warmupS > 0)
-      await warmUp(options, options.warmupS, transfer, (line) => run.write(`${line}, ${database}`));
-    const drive = loadDriver(options, transfer);
-    await measurePhase(run, `transfers, ${database}`, describeLoad(options), (recorder) =>
-      drive(recorder, options.durationS),
-    );
-  } finally {
-    sender.close();
-  }
-  if (options.reads) {
-    const reads = readOperation(http, readers);
-    await measurePhase(run, `history reads, ${database}`, `closed loop, ${options.concurrency} clients`, (recorder) =>
-      runClosedLoop(recorder, options.concurrency, options.readDurationS, reads),
-    );
-  }
-}
-
-/** Runs one measured phase with a progress line per second, and what it cost per successful operation. */
-async function measurePhase(
-  run: Run,
-  phase: string,
-  mode: string,
-  drive: (recorder: Recorder) => Promise<PhaseLoad>,
-): Promise<void> {
-  const { env, counter } = run;
-  run.write(`measuring ${phase} (${mode})`);
-  const recorder = new Recorder(phase, mode);
-  await counter.start();
-  const metricsBefore = await scrapeServiceMetrics(run.http);
-  const before = await readCounters(run);
-  const stopProgress = startProgress(recorder, run.write, () => residentMiB(env.service.pid));
-  const probe = startStallProbe();
-  const writebackWatch = startWritebackWatch();
-  const load = await drive(recorder).finally(stopProgress);
-  const writeback = writebackWatch.stop();
-  const machineStalls = await probe.stop();
-  const after = await readCounters(run, before.self);
-  const metricsAfter = await scrapeServiceMetrics(run.http);
-  const batchSize = summariseBatchSizes(batchSizesFrom(metricsBefore), batchSizesFrom(metricsAfter));
-  const serviceGc = summariseGc(gcFrom(metricsBefore), gcFrom(metricsAfter));
-  const serviceLatency = summariseServiceLatency(serviceLatencyFrom(metricsBefore), serviceLatencyFrom(metricsAfter));
-  // Backends publish their statistics counters about once a second.
-  await sleep(1100);
-  const ok = load.operations - load.errors;
-  run.phases.push({
-    ...load,
-    ...costPerOperation(before, after, ok, load.elapsedS),
-    statements: await counter.read(ok),
-    serviceRssMiB: residentMiB(env.service.pid),
-    batchSize,
-    serviceGc,
-    serviceLatency,
-    machineStalls,
-    writeback,
-  });
-  // The last bucket holds only the answers that came after the deadline: not a whole second.
-  const wholeSeconds = recorder.seconds.slice(0, Math.max(1, Math.floor(recorder.elapsedS)));
-  run.charts.push({ title: `${phase} (${mode})`, seconds: wholeSeconds, latenciesMs: recorder.latenciesMs });
-  run.write(
-    `${phase}: ${load.okPerSecond}/s, p50 ${load.latencyMs.p50} ms, p99 ${load.latencyMs.p99} ms, errors ${load.errors}`,
-  );
-}
-
-type Counters = Awaited<ReturnType<typeof readCounters>>;
-
-/** CPU seconds so far of the service and PostgreSQL process trees and of this process, and the WAL. */
-async function readCounters(run: Run, since?: NodeJS.CpuUsage) {
-  return {
-    service: processTreeCpuSeconds(run.env.service.pid),
-    postgres: processTreeCpuSeconds(run.env.postmasterPid),
-    self: process.cpuUsage(since),
-    wal: await readWal(run.db),
-  };
-}
-
-function costPerOperation(before: Counters, after: Counters, ok: number, elapsedS: number) {
-  const perOp = (value: number | undefined, scale = 1) =>
-    value === undefined ? undefined : Math.round(((value * scale) / Math.max(1, ok)) * 1000) / 1000;
-  const delta = (a?: number, b?: number) => (a === undefined || b === undefined ? undefined : b - a);
-  const busy = (seconds?: number) => (seconds === undefined ? undefined : round(seconds / elapsedS));
-  const serviceCpu = delta(before.service, after.service);
-  const postgresCpu = delta(before.postgres, after.postgres);
-  return {
-    cpuMsPerOp: {
-      service: perOp(serviceCpu, 1000),
-      postgres: perOp(postgresCpu, 1000),
-      loadGenerator: perOp((after.self.user + after.self.system) / 1e6, 1000)!,
-    },
-    cpuCoresBusy: { service: busy(serviceCpu), postgres: busy(postgresCpu) },
-    walBytesPerOp: Math.round(perOp(after.wal.bytes - before.wal.bytes)!),
-    walFullPageImagesPerOp: perOp(delta(before.wal.fullPageImages, after.wal.fullPageImages)),
-  };
 }
 
 /** A line every 5 s while a long step without requests runs, so a big seed or check is not silent. */

@@ -5,10 +5,7 @@ export interface HttpResult {
   body: string;
 }
 
-/** What sends a request and reads its whole answer: HttpDriver, or LeanHttpClient for the timed transfers. */
-export type HttpSender = Pick<HttpDriver, 'send'>;
-
-/** Plain node:http with keep-alive, for what the bench sends besides the timed transfers (lean-http.ts). */
+/** Plain node:http with keep-alive, a socket per closed-loop client or open-loop connection. */
 export class HttpDriver {
   private readonly agent: Agent;
 

@@ -1,4 +1,4 @@
-import { monotonicMs, runSendClock } from './send-clock';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** What one operation ended as: `outcome` is the status or the network error, for the status counts. */
 export interface Outcome {
@@ -14,7 +14,6 @@ export interface SecondBucket {
   ok: number;
   errors: number;
   latenciesMs: number[];
-  rssMiB?: number;
 }
 
 export interface LatencySummary {
@@ -33,19 +32,16 @@ export interface PhaseLoad {
   errors: number;
   statuses: Record<string, number>;
   latencyMs: LatencySummary;
-  /** Open loop only: from the actual send, without the queueing before it. */
-  serviceTimeMs?: LatencySummary;
   byKind?: Record<string, LatencySummary & { count: number }>;
 }
 
 /** Everything one measured phase saw, per operation and per second (the report draws from it). */
 export class Recorder {
   readonly latenciesMs: number[] = [];
-  readonly serviceTimesMs: number[] = [];
   readonly seconds: SecondBucket[] = [];
   private readonly statuses = new Map<string, number>();
   private readonly kinds = new Map<string, number[]>();
-  private started = performance.now();
+  private readonly started = performance.now();
   private finished?: number;
 
   constructor(
@@ -53,18 +49,12 @@ export class Recorder {
     readonly mode: string,
   ) {}
 
-  /** The phase starts now, not when it was set up (an open loop's clock takes a moment to start). */
-  startNow(): void {
-    this.started = performance.now();
-  }
-
-  record(result: Outcome, latencyMs: number, serviceTimeMs?: number): void {
+  record(result: Outcome, latencyMs: number): void {
     const second = this.bucket(Math.floor((performance.now() - this.started) / 1000));
     second.latenciesMs.push(latencyMs);
     if (result.ok) second.ok += 1;
     else second.errors += 1;
     this.latenciesMs.push(latencyMs);
-    if (serviceTimeMs !== undefined) this.serviceTimesMs.push(serviceTimeMs);
     this.statuses.set(result.outcome, (this.statuses.get(result.outcome) ?? 0) + 1);
     if (result.kind) {
       const list = this.kinds.get(result.kind) ?? [];
@@ -95,7 +85,6 @@ export class Recorder {
       statuses: Object.fromEntries(this.statuses),
       latencyMs: summarise(this.latenciesMs),
     };
-    if (this.serviceTimesMs.length > 0) load.serviceTimeMs = summarise(this.serviceTimesMs);
     if (this.kinds.size > 0) {
       load.byKind = Object.fromEntries(
         [...this.kinds].map(([kind, list]) => [kind, { count: list.length, ...summarise(list) }]),
@@ -106,23 +95,17 @@ export class Recorder {
 }
 
 /** A line per second while a phase runs: what the last full second did. */
-export function startProgress(
-  recorder: Recorder,
-  write: (line: string) => void,
-  sampleRssMiB: () => number | undefined,
-) {
+export function startProgress(recorder: Recorder, write: (line: string) => void) {
   let shown = 0;
   const timer = setInterval(() => {
     const index = Math.floor(recorder.elapsedS) - 1;
     if (index < shown) return;
     const second = recorder.bucket(index);
-    second.rssMiB = sampleRssMiB();
     shown = index + 1;
     const latency = summarise(second.latenciesMs);
     write(
       `[${recorder.phase}] ${String(index + 1).padStart(3)} s  ${String(second.ok).padStart(5)}/s  ` +
-        `p50 ${latency.p50} ms  p99 ${latency.p99} ms  errors ${second.errors}` +
-        (second.rssMiB === undefined ? '' : `  service RSS ${round(second.rssMiB)} MiB`),
+        `p50 ${latency.p50} ms  p99 ${latency.p99} ms  errors ${second.errors}`,
     );
   }, 1000);
   return () => clearInterval(timer);
@@ -145,71 +128,24 @@ export async function runClosedLoop(recorder: Recorder, clients: number, seconds
 /**
  * Open loop: operation i is due at start + i / rate, whether or not earlier ones have answered.
  * Latency counts from that intended time, so a stall shows up in every request that queued
- * behind it (no coordinated omission); the service time from the actual send is kept as well.
- * The sends are timed by a clock thread (send-clock.ts), so they go out on time to a fraction
- * of a millisecond, as pgbench's do.
+ * behind it (no coordinated omission). The event loop's timers are a millisecond or so late;
+ * that counts as latency too, noise against the spec's 100 ms.
  */
 export async function runOpenLoop(recorder: Recorder, ratePerS: number, seconds: number, operation: Operation) {
   const intervalMs = 1000 / ratePerS;
-  const inflight = new Set<Promise<void>>();
-  let startMs = 0;
-  const send = (index: number) => {
-    const intended = startMs + index * intervalMs;
-    const sent = monotonicMs();
-    const done = settle(operation).then((result) => {
-      const now = monotonicMs();
-      recorder.record(result, now - intended, now - sent);
-      inflight.delete(done);
-    });
-    inflight.add(done);
-  };
-  const started = (start: number) => {
-    startMs = start;
-    recorder.startNow();
-  };
-  await runSendClock(intervalMs, Math.round(ratePerS * seconds), started, send);
-  await Promise.all(inflight);
-  return recorder.finish();
-}
-
-/** The load a phase offers: open loop at `rate` when there is one, else `concurrency` closed-loop callers. */
-export interface LoadShape {
-  rate?: number;
-  concurrency: number;
-}
-
-export function describeLoad(shape: LoadShape): string {
-  return shape.rate ? `open loop at ${shape.rate}/s` : `closed loop, ${shape.concurrency} clients`;
-}
-
-/** Runs `operation` under the shape's load for the seconds given. */
-export function loadDriver(shape: LoadShape, operation: Operation) {
-  return (recorder: Recorder, seconds: number): Promise<PhaseLoad> =>
-    shape.rate
-      ? runOpenLoop(recorder, shape.rate, seconds, operation)
-      : runClosedLoop(recorder, shape.concurrency, seconds, operation);
-}
-
-/**
- * Before a measurement: `seconds` of closed loop, so the code runs hot and the first collections
- * happen; with a rate, as long again at it, so the service settles at the offered load and the
- * first measured seconds do not pay for what full load left behind (dead rows to vacuum, the
- * outbox to drain). Returns what each step did.
- */
-export async function warmUp(
-  shape: LoadShape,
-  seconds: number,
-  operation: Operation,
-  say: (line: string) => void,
-): Promise<PhaseLoad[]> {
-  say(`warm-up ${seconds} s (closed loop, ${shape.concurrency} clients)`);
-  const steps = [await runClosedLoop(new Recorder('warm-up', 'closed'), shape.concurrency, seconds, operation)];
-  if (shape.rate) {
-    const mode = describeLoad(shape);
-    say(`settling ${seconds} s at the measured load (${mode})`);
-    steps.push(await loadDriver(shape, operation)(new Recorder('settle', mode), seconds));
+  const total = Math.round(ratePerS * seconds);
+  const answers: Promise<void>[] = [];
+  const send = (intendedMs: number) =>
+    answers.push(settle(operation).then((result) => recorder.record(result, performance.now() - intendedMs)));
+  const startMs = performance.now();
+  let next = 0;
+  while (next < total) {
+    const now = performance.now();
+    while (next < total && startMs + next * intervalMs <= now) send(startMs + next++ * intervalMs);
+    await sleep(Math.max(0, startMs + next * intervalMs - performance.now()));
   }
-  return steps;
+  await Promise.all(answers);
+  return recorder.finish();
 }
 
 async function settle(operation: Operation): Promise<Outcome> {
@@ -220,20 +156,11 @@ async function settle(operation: Operation): Promise<Outcome> {
   }
 }
 
-export function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
-
+/** Nearest-rank percentiles, to 0.1 ms; NaN for no latencies. */
 export function summarise(latenciesMs: number[]): LatencySummary {
   const sorted = Float64Array.from(latenciesMs).sort();
-  const list = Array.from(sorted);
-  return {
-    p50: round(percentile(list, 50)),
-    p95: round(percentile(list, 95)),
-    p99: round(percentile(list, 99)),
-    max: round(list[list.length - 1] ?? NaN),
-  };
+  const at = (p: number) => round(sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN);
+  return { p50: at(50), p95: at(95), p99: at(99), max: at(100) };
 }
 
 export const round = (value: number) => Math.round(value * 10) / 10;

@@ -1,5 +1,8 @@
 import { parseArgs } from 'node:util';
 
+/** Which loops measure the transfers: closed (capacity), open (latency at a rate), or both. */
+export type Loops = 'both' | 'closed' | 'open';
+
 export interface BenchOptions {
   durationS: number;
   warmupS: number;
@@ -7,11 +10,10 @@ export interface BenchOptions {
   users: number;
   hot: number;
   hotShare: number;
-  /** Open loop at this many transfers per second when set; closed loop otherwise. */
-  rate?: number;
+  loop: Loops;
+  /** The open loop's offered transfers per second. */
+  rate: number;
   boundDurationS: number;
-  driverTpcbDurationS: number;
-  tpcbScale: number;
   seedLarge: boolean;
   seedUsers: number;
   seedEntries: number;
@@ -21,7 +23,6 @@ export interface BenchOptions {
   kafka: boolean;
   /** One webhook endpoint subscribed to every event, with a receiver that counts them. */
   webhook: boolean;
-  upiProvider: boolean;
   outDir: string;
   json: boolean;
 }
@@ -29,58 +30,43 @@ export interface BenchOptions {
 export const HELP = `Usage: npm run bench -- [options]
 
 Starts PostgreSQL (embedded, fsync on, unless --database-url) and the built service, measures the
-database's own bound (pgbench's TPC-B, the C client, on the same server), then drives transfers
-over HTTP and reports throughput, latency, batch sizes, CPU, WAL, commits and statements per
-transfer, memory, and the ledger invariants. Writes results.json and report.html (charts) to --out.
+database's bound (pgbench's TPC-B on the same server), then drives transfers over HTTP: a closed
+loop for capacity, an open loop at --rate for latency. Judges the run against the spec's targets
+and the ratio to the bound, checks the ledger invariants, writes results.json and report.html.
 
-Load
-  --duration S        measured seconds of transfers (default 30)
-  --warmup S          closed-loop warm-up seconds before measuring (default 5); with --rate,
-                      as many seconds again at that rate before the measurement
-  --concurrency N     clients in closed loop, connections in open loop (default 32)
-  --users N           users registered over HTTP (default 1000); senders take turns, so each
-                      sends throughput/N per second, which must stay under the service's
-                      per-user limit (RATE_LIMIT_PER_SECOND, default 10)
+  --loop L            both (default), closed or open
+  --duration S        measured seconds of each loop (default 30)
+  --concurrency N     closed-loop clients; open-loop connections (default 32)
+  --rate N            open loop: transfers/s offered at fixed times, latency counted from each
+                      intended send time (default 500, the spec's rate per node)
+  --warmup S          closed-loop seconds before measuring, and as many at --rate before the
+                      open loop (default 5)
+  --users N           users, senders in turn: each sends throughput/N per second, under the
+                      per-user limit RATE_LIMIT_PER_SECOND (default 1000)
   --hot N             hot receivers (default 5)
-  --hot-share F       share of transfers sent to a hot receiver, 0..1 (default 0.2)
-  --rate N            open loop: offer N transfers/s at fixed times; latency counts from the
-                      intended send time, so queueing is not hidden (default: closed loop)
-
-Bound
-  --bound-duration S  seconds of pgbench's TPC-B: scale 10, 16 clients, 2 threads, -M prepared,
-                      against the service's PostgreSQL, in a database of its own (default 10; 0
-                      skips it). Needs pgbench (Debian: apt-get install postgresql-client), or
-                      PGBENCH=/path/to/pgbench. With --rate, the same TPC-B is then throttled to
-                      that rate for as long: the database's own latency at the offered rate
-  --driver-tpcb S     also run the same TPC-B through Node's pg driver for S seconds: the driver's
-                      overhead, not the bound (default 0, skipped)
-  --tpcb-scale N      scale of --driver-tpcb: N branches, 10N tellers, 100,000N accounts (default 10)
-
-Data growth
-  --seed-large        run once on the empty database, then add --seed-users users and
-                      --seed-entries ledger entries in SQL and run again; compares the two
-  --seed-users N      (default 100000)
-  --seed-entries N    (default 5000000)
-  --reads             also measure history reads (ledger page, transaction list, statement) after the
-                      transfers, at --concurrency (implied by --seed-large)
+  --hot-share F       share of transfers to a hot receiver, 0..1 (default 0.2)
+  --bound-duration S  seconds of pgbench's TPC-B (default 10; 0 skips it). Needs pgbench
+                      (Debian: apt-get install postgresql-client) or PGBENCH=/path/to/pgbench
+  --seed-large        run on the empty database, add --seed-users users and --seed-entries
+                      ledger entries in SQL (defaults 100000 and 5000000), run again
+  --reads             also measure history reads (implied by --seed-large)
   --read-duration S   measured seconds of reads (default: --duration)
-
-Environment
   --database-url URL  use an existing PostgreSQL instead of the embedded one
   --kafka             start a real Kafka broker and publish the outbox to it
-  --webhook           subscribe one webhook endpoint to every event; count deliveries at its receiver
-  --upi-provider      start an accept-all UPI verification provider
+  --webhook           subscribe one webhook endpoint to every event; count deliveries
   --out DIR           where results go, one folder per run (default bench-results)
   --json              print the results as one JSON line (progress goes to stderr)
-  --help              this text
 
-Variables such as DB_POOL_SIZE, RATE_LIMIT_PER_SECOND or KAFKA_BROKERS pass through to the service.
-Exit status: 0 all good, 1 failed requests or broken invariants, 2 bad usage.`;
+Variables such as DB_POOL_SIZE or RATE_LIMIT_PER_SECOND pass through to the service.
+Exit status: 0 when every check passes; 1 when one fails (a spec target, the ratio to the
+bound, a failed request, the ledger invariants, the outbox, the webhooks); 2 on bad usage.`;
 
 export type ParsedCommandLine =
   { kind: 'help' } | { kind: 'error'; message: string } | { kind: 'run'; options: BenchOptions };
 
 export class UsageError extends Error {}
+
+const LOOPS: Loops[] = ['both', 'closed', 'open'];
 
 /** Reads the command line; never throws: bad input comes back as a message for the caller to print. */
 export function parseCommandLine(argv: string[]): ParsedCommandLine {
@@ -90,16 +76,15 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
       strict: true,
       allowPositionals: false,
       options: {
+        loop: { type: 'string', default: 'both' },
         duration: { type: 'string', default: '30' },
         warmup: { type: 'string', default: '5' },
         concurrency: { type: 'string', default: '32' },
         users: { type: 'string', default: '1000' },
         hot: { type: 'string', default: '5' },
         'hot-share': { type: 'string', default: '0.2' },
-        rate: { type: 'string' },
+        rate: { type: 'string', default: '500' },
         'bound-duration': { type: 'string', default: '10' },
-        'driver-tpcb': { type: 'string', default: '0' },
-        'tpcb-scale': { type: 'string', default: '10' },
         'seed-large': { type: 'boolean', default: false },
         'seed-users': { type: 'string', default: '100000' },
         'seed-entries': { type: 'string', default: '5000000' },
@@ -108,13 +93,15 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
         'database-url': { type: 'string' },
         kafka: { type: 'boolean', default: false },
         webhook: { type: 'boolean', default: false },
-        'upi-provider': { type: 'boolean', default: false },
         out: { type: 'string', default: 'bench-results' },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
     if (values.help) return { kind: 'help' };
+    if (!LOOPS.includes(values.loop as Loops)) {
+      throw new UsageError(`--loop must be one of ${LOOPS.join(', ')}, got "${values.loop}"`);
+    }
     const durationS = number(values.duration, '--duration', 1, 86_400);
     const users = integer(values.users, '--users', 2, 1_000_000);
     const options: BenchOptions = {
@@ -124,10 +111,9 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
       users,
       hot: integer(values.hot, '--hot', 1, users),
       hotShare: number(values['hot-share'], '--hot-share', 0, 1),
-      rate: values.rate === undefined ? undefined : number(values.rate, '--rate', 1, 1_000_000),
+      loop: values.loop as Loops,
+      rate: number(values.rate, '--rate', 1, 1_000_000),
       boundDurationS: number(values['bound-duration'], '--bound-duration', 0, 86_400),
-      driverTpcbDurationS: number(values['driver-tpcb'], '--driver-tpcb', 0, 86_400),
-      tpcbScale: integer(values['tpcb-scale'], '--tpcb-scale', 1, 1_000),
       seedLarge: values['seed-large'],
       seedUsers: integer(values['seed-users'], '--seed-users', 2, 100_000_000),
       seedEntries: integer(values['seed-entries'], '--seed-entries', 0, 10_000_000_000),
@@ -139,7 +125,6 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
       databaseUrl: values['database-url'],
       kafka: values.kafka,
       webhook: values.webhook,
-      upiProvider: values['upi-provider'],
       outDir: values.out,
       json: values.json,
     };
@@ -154,16 +139,13 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
   }
 }
 
-function number(raw: string, flag: string, min: number, max: number): number {
+function number(raw: string, flag: string, min: number, max: number, whole = false): number {
   const value = Number(raw);
   if (raw.trim() === '' || !Number.isFinite(value) || value < min || value > max) {
     throw new UsageError(`${flag} must be a number from ${min} to ${max}, got "${raw}"`);
   }
+  if (whole && !Number.isInteger(value)) throw new UsageError(`${flag} must be a whole number, got "${raw}"`);
   return value;
 }
 
-function integer(raw: string, flag: string, min: number, max: number): number {
-  const value = number(raw, flag, min, max);
-  if (!Number.isInteger(value)) throw new UsageError(`${flag} must be a whole number, got "${raw}"`);
-  return value;
-}
+const integer = (raw: string, flag: string, min: number, max: number) => number(raw, flag, min, max, true);

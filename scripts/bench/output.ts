@@ -5,6 +5,7 @@ import type { Client } from 'pg';
 import { REPO_ROOT } from '../lib/service-process';
 import { round } from './load';
 import type { BenchOptions } from './options';
+import type { BenchSummary } from './results';
 import { type ChartedPhase, renderReport } from './report-html';
 
 /** Seconds from the end of the load until every outbox event is published (undefined after 60 s). */
@@ -19,7 +20,7 @@ export async function waitForOutboxDrain(db: Client): Promise<number | undefined
 }
 
 /** results.json and report.html in a folder of their own under --out. */
-export function writeResults(options: BenchOptions, runId: string, summary: unknown, charts: ChartedPhase[]) {
+export function writeResults(options: BenchOptions, runId: string, summary: BenchSummary, charts: ChartedPhase[]) {
   const root = isAbsolute(options.outDir) ? options.outDir : join(REPO_ROOT, options.outDir);
   const dir = join(root, `${new Date().toISOString().replace(/[:.]/g, '-')}-${runId}`);
   mkdirSync(dir, { recursive: true });
