@@ -9,6 +9,8 @@ export class AppConfig {
   readonly host: string;
   readonly databaseUrl: string | undefined;
   readonly dataDir: string;
+  /** Barman's home for `npm run backup`, and where the embedded database archives its WAL; unset: no archiving. */
+  readonly backupDir: string | undefined;
   readonly databaseRestartWindowMs: number;
   readonly dbPoolSize: number;
   readonly jwtSecret: string;
@@ -111,6 +113,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     host: reader.string('HOST', '0.0.0.0').trim(),
     databaseUrl,
     dataDir,
+    backupDir: env.BACKUP_DIR?.trim() ? resolve(env.BACKUP_DIR.trim()) : undefined,
     databaseRestartWindowMs: reader.integer('DATABASE_RESTART_WINDOW_MS', 60_000, 1000, 3_600_000),
     dbPoolSize: reader.integer('DB_POOL_SIZE', 20, 1, 500),
     jwtSecret: '',
