@@ -53,8 +53,9 @@ async function main(): Promise<number> {
   if (target !== 'latest' && target.getTime() > Date.now()) {
     throw new BackupFailure(`${target.toISOString()} is in the future: use --to latest for everything archived`);
   }
-  const barman = await barmanWithCurrentWal(backupDir);
+  const { barman, sourceRunning } = openBarman(backupDir);
   const base = chooseBaseBackup(await barman.backups(), target, backupDir);
+  if (sourceRunning) await archiveCurrentWal(barman);
   createPrivateDirectory(dataDir);
   if (!barman.restoreSecrets(dataDir)) {
     throw new BackupFailure(
@@ -91,31 +92,32 @@ function restoreArguments(): { target: Target; dataDir: string } | undefined {
   }
 }
 
-/**
- * Barman on BACKUP_DIR. When the embedded database in DATA_DIR is running, the configuration
- * follows its current port and the segment being written is archived now, so that the most
- * recent commits can be restored too; otherwise what is archived is what there is.
- */
-async function barmanWithCurrentWal(backupDir: string): Promise<Barman> {
+/** Barman on BACKUP_DIR, following the embedded database in DATA_DIR (./.data) where it now listens, if it runs. */
+function openBarman(backupDir: string): { barman: Barman; sourceRunning: boolean } {
   if (!existsSync(join(backupDir, 'barman.conf'))) {
     throw new BackupFailure(`no backup in ${backupDir}: take one with npm run backup`);
   }
   installBackupTools();
   const running = runningEmbeddedConnection(embeddedDataDir());
   const barman = new Barman(backupDir, running ?? { conninfo: '', password: undefined });
-  if (running) {
-    barman.writeConfig();
-    await barman.run([
-      'switch-wal',
-      '--force',
-      '--archive',
-      '--archive-timeout',
-      String(ARCHIVE_WAIT_SECONDS),
-      BARMAN_SERVER,
-    ]);
-    console.log(`Archived the current WAL of the running database in ${embeddedDataDir()}`);
-  }
-  return barman;
+  if (running) barman.writeConfig();
+  return { barman, sourceRunning: running !== undefined };
+}
+
+/**
+ * Has the running database hand the WAL segment it is writing to the archive now, so that the
+ * most recent commits can be restored too; a stopped one archived everything when it stopped.
+ */
+async function archiveCurrentWal(barman: Barman): Promise<void> {
+  await barman.run([
+    'switch-wal',
+    '--force',
+    '--archive',
+    '--archive-timeout',
+    String(ARCHIVE_WAIT_SECONDS),
+    BARMAN_SERVER,
+  ]);
+  console.log(`Archived the current WAL of the running database in ${embeddedDataDir()}`);
 }
 
 /** The last base backup finished by the target time (a recovery can only start from one). */
