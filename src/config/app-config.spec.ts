@@ -122,4 +122,11 @@ describe('loadConfig', () => {
       'DATABASE_OWNER_URL must use postgres: or postgresql:, got "mysql:"',
     ]);
   });
+
+  it('reads BACKUP_DIR as an absolute path, unset by default (no archiving)', () => {
+    expect(loadConfig({ DATA_DIR: freshDataDir(), JWT_SECRET: SECRET }).backupDir).toBeUndefined();
+    expect(loadConfig({ DATA_DIR: freshDataDir(), JWT_SECRET: SECRET, BACKUP_DIR: ' ' }).backupDir).toBeUndefined();
+    const config = loadConfig({ DATA_DIR: freshDataDir(), JWT_SECRET: SECRET, BACKUP_DIR: 'backups' });
+    expect(config.backupDir).toBe(join(process.cwd(), 'backups'));
+  });
 });
