@@ -37,9 +37,11 @@ async function main(): Promise<number> {
     const latest = (await barman.backups()).at(-1);
     if (!latest) throw new BackupFailure('Barman reported no finished backup; see barman.log in BACKUP_DIR');
     if (source.embeddedDataDir) barman.keepSecrets(source.embeddedDataDir);
+    const restoreHint = source.embeddedDataDir
+      ? 'restore with: npm run restore -- --to <ISO-8601 time | latest> --data-dir <new DATA_DIR>'
+      : `restore with: barman -c ${barman.configFile} restore ${BARMAN_SERVER} auto <directory> --target-time <time>`;
     console.log(
-      `Base backup ${latest.id} finished at ${latest.endTime.toISOString()} in ${Date.now() - startedAt} ms; ` +
-        `restore with: npm run restore -- --to <ISO-8601 time | latest> --data-dir <new DATA_DIR>`,
+      `Base backup ${latest.id} finished at ${latest.endTime.toISOString()} in ${Date.now() - startedAt} ms; ${restoreHint}`,
     );
     return 0;
   } finally {

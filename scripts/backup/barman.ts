@@ -53,11 +53,34 @@ export function installBackupTools(): void {
   }
 }
 
-/** A postgres:// URL (several hosts too) as libpq takes it, with its password taken out. */
+/**
+ * A postgres:// URL (several hosts too) as a libpq key=value string, which is all Barman takes,
+ * with the password taken out: it goes to Barman's tools by environment, never into a file.
+ */
 export function connectionFromUrl(url: string): BarmanConnection {
-  const match = /^(postgres(?:ql)?:\/\/[^:@/]*):([^@/]*)@/.exec(url);
-  if (!match) return { conninfo: url, password: undefined };
-  return { conninfo: url.replace(match[0], `${match[1]}@`), password: decodeURIComponent(match[2]) };
+  const match = /^postgres(?:ql)?:\/\/(?:([^:@/]*)(?::([^@/]*))?@)?([^/?]*)(?:\/([^?]*))?(?:\?(.*))?$/.exec(url);
+  if (!match) throw new BackupFailure('the database URL is not a postgres:// URL');
+  const [, user, password, hostList, database, query] = match;
+  const hosts = hostList
+    .split(',')
+    .filter(Boolean)
+    .map((host) => {
+      const [, name = host, port = '5432'] = /^(\[[^\]]+\]|[^:]*)(?::(\d+))?$/.exec(host) ?? [];
+      return { name: name.replace(/^\[|\]$/g, ''), port };
+    });
+  const settings: [string, string][] = [];
+  if (hosts.length > 0) {
+    settings.push(['host', hosts.map((host) => host.name).join(',')]);
+    settings.push(['port', hosts.map((host) => host.port).join(',')]);
+  }
+  if (user) settings.push(['user', decodeURIComponent(user)]);
+  if (database) settings.push(['dbname', decodeURIComponent(database)]);
+  settings.push(...new URLSearchParams(query ?? ''));
+  const quote = (value: string) => `'${value.replace(/[\\']/g, (character) => `\\${character}`)}'`;
+  return {
+    conninfo: settings.map(([key, value]) => `${key}=${quote(value)}`).join(' '),
+    password: password === undefined ? undefined : decodeURIComponent(password),
+  };
 }
 
 /**
@@ -147,14 +170,17 @@ export class Barman {
     }
   }
 
-  /** Copies the kept secrets into a new DATA_DIR; false when this BACKUP_DIR has none (an external database's). */
-  restoreSecrets(dataDir: string): boolean {
-    if (!existsSync(join(this.secretsDir, 'database-password'))) return false;
+  /** False when this BACKUP_DIR holds an external database's backups, which have none. */
+  get hasEmbeddedSecrets(): boolean {
+    return existsSync(join(this.secretsDir, 'database-password'));
+  }
+
+  /** Copies the kept secrets into a new DATA_DIR. */
+  restoreSecrets(dataDir: string): void {
     for (const name of EMBEDDED_SECRETS) {
       const kept = join(this.secretsDir, name);
       if (existsSync(kept)) copyFileSync(kept, join(dataDir, name));
     }
-    return true;
   }
 
   private get secretsDir(): string {

@@ -55,13 +55,14 @@ async function main(): Promise<number> {
   }
   const { barman, sourceRunning } = openBarman(backupDir);
   const base = chooseBaseBackup(await barman.backups(), target, backupDir);
-  if (sourceRunning) await archiveCurrentWal(barman);
-  createPrivateDirectory(dataDir);
-  if (!barman.restoreSecrets(dataDir)) {
+  if (!barman.hasEmbeddedSecrets) {
     throw new BackupFailure(
       `${backupDir} holds no embedded database's secrets (a backup of an external database?): restore it with barman restore`,
     );
   }
+  if (sourceRunning) await archiveCurrentWal(barman);
+  createPrivateDirectory(dataDir);
+  barman.restoreSecrets(dataDir);
   const databaseDir = join(dataDir, 'postgres');
   const restoreArgs = ['restore', BARMAN_SERVER, base.id, databaseDir];
   if (target !== 'latest') restoreArgs.push('--target-time', target.toISOString(), '--target-action', 'promote');
