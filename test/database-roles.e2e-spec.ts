@@ -49,6 +49,7 @@ describe('least privilege (embedded default)', () => {
     expect(hba).not.toMatch(/^[^#]*\btrust\b/m);
     expect(hba.split('\n').filter((line) => line && !line.startsWith('#'))).toEqual([
       'host all all 127.0.0.1/32 scram-sha-256',
+      'host replication postgres 127.0.0.1/32 scram-sha-256',
     ]);
     expect(superuserUrl).not.toContain(':postgres@');
     const url = new URL(superuserUrl);

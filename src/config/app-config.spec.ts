@@ -144,4 +144,11 @@ describe('loadConfig', () => {
       'QR_CACHE_MAX_BYTES must be an integer, got "lots"',
     ]);
   });
+
+  it('reads BACKUP_DIR as an absolute path, unset by default (no archiving)', () => {
+    expect(loadConfig({ DATA_DIR: freshDataDir(), JWT_SECRET: SECRET }).backupDir).toBeUndefined();
+    expect(loadConfig({ DATA_DIR: freshDataDir(), JWT_SECRET: SECRET, BACKUP_DIR: ' ' }).backupDir).toBeUndefined();
+    const config = loadConfig({ DATA_DIR: freshDataDir(), JWT_SECRET: SECRET, BACKUP_DIR: 'backups' });
+    expect(config.backupDir).toBe(join(process.cwd(), 'backups'));
+  });
 });

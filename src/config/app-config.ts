@@ -11,6 +11,8 @@ export class AppConfig {
   readonly host: string;
   readonly databaseUrl: string | undefined;
   readonly dataDir: string;
+  /** Barman's home for `npm run backup`, and where the embedded database archives its WAL; unset: no archiving. */
+  readonly backupDir: string | undefined;
   readonly databaseRestartWindowMs: number;
   /** Each statement's bound on the serving pool (statement_timeout; the client gives up 1 s later): a 503 after it. */
   readonly databaseQueryTimeoutMs: number;
@@ -128,6 +130,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     host: reader.string('HOST', '0.0.0.0').trim(),
     databaseUrl,
     dataDir,
+    backupDir: env.BACKUP_DIR?.trim() ? resolve(env.BACKUP_DIR.trim()) : undefined,
     databaseRestartWindowMs: reader.integer('DATABASE_RESTART_WINDOW_MS', 60_000, 1000, 3_600_000),
     databaseQueryTimeoutMs: reader.integer('DATABASE_QUERY_TIMEOUT_MS', 10_000, 100, 3_600_000),
     dbPoolSize: reader.integer('DB_POOL_SIZE', 20, 1, 500),

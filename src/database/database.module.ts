@@ -18,6 +18,7 @@ import { DiskFullWindow } from './disk-full-window';
 import { EmbeddedDatabase } from './embedded-postgres';
 import { createPgPool, PG_POOL } from './pg-pool';
 import { describeProbes, PrimaryLocator } from './primary-locator';
+import { walIncomingDir } from './wal-archive';
 
 export interface OpenedDatabase {
   dataSource: DataSource;
@@ -44,7 +45,11 @@ export async function openDatabase(config: AppConfig, purpose: OpenPurpose = 'se
   let url = config.databaseUrl;
   let ownerUrl = config.databaseOwnerUrl ?? url;
   if (!url) {
-    const database = new EmbeddedDatabase({ dataDir: config.dataDir, restartWindowMs: config.databaseRestartWindowMs });
+    const database = new EmbeddedDatabase({
+      dataDir: config.dataDir,
+      restartWindowMs: config.databaseRestartWindowMs,
+      walIncomingDir: config.backupDir && walIncomingDir(config.backupDir),
+    });
     embedded = database;
     await database.start().catch((error: unknown) => {
       throw dataDirFailure(error, config.dataDir);

@@ -23,6 +23,7 @@ import {
   stopOrphanedPostmaster,
   withTimeout,
 } from './postmaster-process';
+import { prepareWalIncomingDir, walArchiveFlags } from './wal-archive';
 
 export interface EmbeddedPostgresOptions {
   dataDir: string;
@@ -33,6 +34,8 @@ export interface EmbeddedPostgresOptions {
   failedLoginsExpected?: boolean;
   /** How long restarts of a dead postmaster are tried before `failed` turns true (they go on after it). */
   restartWindowMs?: number;
+  /** Where PostgreSQL archives its WAL (Barman's incoming directory under BACKUP_DIR); unset: no archiving. */
+  walIncomingDir?: string;
 }
 
 /** Back-off between restart attempts of a postmaster that died; the last value repeats for ever. */
@@ -140,6 +143,7 @@ export class EmbeddedDatabase {
     const fresh = !existsSync(join(databaseDir, 'PG_VERSION'));
     if (fresh && !mayInitialise) throw new Error(`${databaseDir} no longer holds a database cluster`);
     prepareDatabaseDir(databaseDir);
+    if (this.options.walIncomingDir) prepareWalIncomingDir(this.options.walIncomingDir);
     const server = new (await loadEmbeddedPostgres())({
       databaseDir,
       port: this.port,
@@ -218,6 +222,7 @@ export class EmbeddedDatabase {
     if (this.options.fsync === false) {
       flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
     }
+    if (this.options.walIncomingDir) flags.push(...walArchiveFlags(this.options.walIncomingDir));
     return flags;
   }
 }

@@ -40,13 +40,15 @@ export function embeddedPasswords(dataDir: string): EmbeddedPasswords {
 /**
  * pg_hba.conf, rewritten at every start: TCP on 127.0.0.1 only (the server listens nowhere
  * else and has no Unix socket), SCRAM passwords only. No `trust` line, whatever initdb wrote.
+ * Replication connections only for the superuser: pg_basebackup under `npm run backup`.
  */
 export function writeClientAuthentication(databaseDir: string): void {
   const file = join(databaseDir, 'pg_hba.conf');
   writeFileSync(
     file,
     '# Written by the payment service at every start: loopback TCP only, SCRAM passwords only.\n' +
-      'host all all 127.0.0.1/32 scram-sha-256\n',
+      'host all all 127.0.0.1/32 scram-sha-256\n' +
+      `host replication ${SUPERUSER} 127.0.0.1/32 scram-sha-256\n`,
     { mode: 0o600 },
   );
   const owner = statSync(databaseDir);
