@@ -237,11 +237,13 @@ describe('a database that fails over', () => {
   it('a hung server (SIGSTOP): requests answer 503 within the query bound, and 201 again once it runs', async () => {
     await setReadOnly(first, false);
     const { service } = await startService({ DATABASE_URL: first.url, DATABASE_QUERY_TIMEOUT_MS: '2000' });
-    const processes = await postgresProcesses(first, directories[0]);
     const api = new ApiClient(service.baseUrl);
     const transfer = () => api.transfer(users[4], users[5].upiId, '1.00', { key: newIdempotencyKey() });
+    let processes: number[] = [];
     try {
       expect((await transfer()).status).toBe(201);
+      // Listed after that transfer, so a backend it opened is stopped too.
+      processes = await postgresProcesses(first, directories[0]);
       processes.forEach((pid) => signal(pid, 'SIGSTOP'));
       const answers = await Promise.all(
         Array.from({ length: 4 }, async () => {
