@@ -13,7 +13,7 @@ import { catchError, map, type Observable, throwError } from 'rxjs';
 import { ApiError } from '../common/errors/api-error';
 import { ERROR_DESCRIPTORS } from '../common/errors/error-code';
 import { instanceOf } from '../common/errors/problem.filter';
-import { recordReplyFacts } from '../common/errors/reply-facts';
+import { labelResponse } from '../common/response-labels';
 import { IDEMPOTENT_REPLAYED_HEADER, readIdempotencyKey } from './idempotency-key';
 import { MOVEMENT_SECONDS, MOVEMENTS_TOTAL, TRANSFER_SECONDS, TRANSFERS_TOTAL } from './idempotency-metrics';
 import { MOVEMENT_KIND, type MovementKind } from './movement-kind';
@@ -66,7 +66,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
         this.transferAnswers.inc({ outcome, replayed: String(replayed) });
         this.transferLatency.observe({ outcome }, seconds);
       }
-      recordReplyFacts(reply.raw, { movement: kind, replayed });
+      labelResponse(reply.raw, { movement: kind, replayed });
     };
     try {
       request.idempotencyKey = readIdempotencyKey(request.headers['idempotency-key']);
@@ -81,7 +81,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
         void reply.status(answer.status).type(answer.contentType);
         for (const [name, value] of Object.entries(answer.headers)) void reply.header(name, value);
         if (answer.replayed) void reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
-        recordReplyFacts(reply.raw, { problemType: answer.problemType, transactionReferenceId: answer.referenceId });
+        labelResponse(reply.raw, { problemType: answer.problemType, transactionReferenceId: answer.referenceId });
         // Already JSON text, rendered from the stored outcome: sent as is, never re-serialised.
         return answer.body;
       }),
