@@ -129,7 +129,7 @@ describe('the bound and the batch sizes', () => {
   });
 
   it('reads the share of completed transfers the service answered within 10 ms from its own histogram, over a phase', async () => {
-    // The name, label and buckets the service exposes (src/idempotency/idempotency-metrics.ts).
+    // The name, label and buckets the service exposes (src/movements/movement-metrics.ts).
     const registry = new Registry();
     const transfers = new Histogram({
       name: 'payments_transfer_duration_seconds',

@@ -37,7 +37,7 @@ export interface MovementResult {
   replayed: boolean;
 }
 
-/** An HTTP answer already rendered: the idempotency interceptor sends it as is. */
+/** An HTTP answer already rendered: MovementInterceptor sends it as is. */
 export interface IdempotentAnswer {
   status: number;
   contentType: string;
