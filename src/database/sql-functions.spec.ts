@@ -93,6 +93,11 @@ CREATE OR REPLACE TRIGGER trg_${table}_guard BEFORE UPDATE OF id ON ${table} FOR
       `${guard('accounts_guard_again', 'others')}\n${rules('transfer_apply')};`,
     );
     expect(() => readSqlFunctionFiles(root)).toThrow(/function transfer_apply is defined twice/);
+    writeFileSync(
+      join(root, 'rules', 'sql', 'accounts_guard_again.sql'),
+      `${guard('accounts_guard_again', 'others')}\n${guard('accounts_guard_again', 'elsewhere')}`,
+    );
+    expect(() => readSqlFunctionFiles(root)).toThrow(/function accounts_guard_again is defined twice/);
   });
 
   it('refuses a file that does not define the function it is named after', () => {
