@@ -3,7 +3,7 @@ import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import { type DynamicModule, Logger, type LoggerService, type LogLevel, Module, RequestMethod } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { type Level, type LevelWithSilent, type Logger as PinoRoot, type LoggerOptions, pino } from 'pino';
-import { replyFactsOf } from './errors/reply-facts';
+import { responseLabelsOf } from './response-labels';
 
 const NEST_LOG_LEVELS: Record<string, LogLevel[]> = {
   fatal: ['fatal'],
@@ -144,12 +144,12 @@ interface BusinessFields {
 
 /**
  * The business fields of a request line that is being written, from what the reply's producers
- * recorded on it (reply-facts.ts: the problem filter, and the interceptor of every route declared
+ * recorded on it (response-labels.ts: the problem filter, and the interceptor of every route declared
  * a money movement), so that the transfer code needs to know nothing about logging and no body is
  * parsed back.
  */
 function fieldsOf(_request: IncomingMessage, response: ServerResponse): BusinessFields {
-  const facts = replyFactsOf(response);
+  const facts = responseLabelsOf(response);
   const isMoney = facts.movement !== undefined;
   const fields: BusinessFields = {};
   if (isMoney && facts.transactionReferenceId !== undefined)

@@ -2,7 +2,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findRepoRoot } from '../common/repo-root';
-import { MOVEMENT_ENTRIES, readSqlFunctionFiles } from './sql-functions';
+import { MOVEMENT_ENTRIES, readSqlFunctionFiles, sqlDefinitions } from './sql-functions';
 
 /** A src/ of one fake rules function per entry, with the real template. */
 function fixture(rules: (name: string) => string): string {
@@ -54,5 +54,59 @@ CREATE OR REPLACE FUNCTION ${name}(
         join(findRepoRoot(), 'src', 'movements', 'sql', 'movement_entry.sql.template'),
       ]);
     }
+  });
+});
+
+describe('one home for each function and trigger', () => {
+  let root: string;
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  const rules = (name: string) => `CREATE OR REPLACE FUNCTION ${name}(p_owner text, p_context jsonb) RETURNS jsonb`;
+  const guard = (name: string, table = 'accounts') => `-- CREATE OR REPLACE FUNCTION commented_out()
+CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  -- CREATE OR REPLACE FUNCTION not_a_definition() inside the body
+  RETURN NEW;
+END
+$$;
+CREATE OR REPLACE TRIGGER trg_${table}_guard BEFORE UPDATE OF id ON ${table} FOR EACH ROW EXECUTE FUNCTION ${name}();`;
+
+  it("reads each file's functions and triggers, not what comments and bodies mention", () => {
+    root = fixture(rules);
+    writeFileSync(join(root, 'rules', 'sql', 'accounts_guard.sql'), guard('accounts_guard'));
+    const file = readSqlFunctionFiles(root).find((candidate) => candidate.name === 'accounts_guard');
+    expect(sqlDefinitions(file?.sql ?? '')).toEqual({
+      functions: ['accounts_guard'],
+      triggers: ['accounts.trg_accounts_guard'],
+    });
+  });
+
+  it('refuses a function or a trigger defined in two files, or twice in one', () => {
+    root = fixture(rules);
+    writeFileSync(join(root, 'rules', 'sql', 'accounts_guard.sql'), guard('accounts_guard'));
+    writeFileSync(join(root, 'rules', 'sql', 'accounts_guard_again.sql'), guard('accounts_guard_again'));
+    expect(() => readSqlFunctionFiles(root)).toThrow(/trigger accounts\.trg_accounts_guard is defined twice/);
+    writeFileSync(join(root, 'rules', 'sql', 'accounts_guard_again.sql'), guard('accounts_guard_again', 'others'));
+    expect(() => readSqlFunctionFiles(root)).not.toThrow();
+    writeFileSync(
+      join(root, 'rules', 'sql', 'accounts_guard_again.sql'),
+      `${guard('accounts_guard_again', 'others')}\n${rules('transfer_apply')};`,
+    );
+    expect(() => readSqlFunctionFiles(root)).toThrow(/function transfer_apply is defined twice/);
+    writeFileSync(
+      join(root, 'rules', 'sql', 'accounts_guard_again.sql'),
+      `${guard('accounts_guard_again', 'others')}\n${guard('accounts_guard_again', 'elsewhere')}`,
+    );
+    expect(() => readSqlFunctionFiles(root)).toThrow(/function accounts_guard_again is defined twice/);
+  });
+
+  it('refuses a file that does not define the function it is named after', () => {
+    root = fixture(rules);
+    writeFileSync(join(root, 'rules', 'sql', 'accounts_guard.sql'), guard('accounts_guarded'));
+    expect(() => readSqlFunctionFiles(root)).toThrow(/accounts_guard\.sql does not define the function accounts_guard/);
+  });
+
+  it('the checked-in files define each function and trigger once', () => {
+    expect(() => readSqlFunctionFiles()).not.toThrow();
   });
 });

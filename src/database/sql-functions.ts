@@ -5,17 +5,27 @@ import type { DataSource } from 'typeorm';
 import { findRepoRoot } from '../common/repo-root';
 
 /**
- * Repeatable migrations (Flyway's idea) for database functions: each function has one canonical
- * file, src/<module>/sql/<name>.sql, holding one CREATE OR REPLACE statement. After the versioned
- * migrations, every file whose checksum differs from the one recorded in sql_functions is applied.
- * A change of a function's arguments or result type still needs a versioned migration that drops
- * the old one first (CREATE OR REPLACE cannot change them).
+ * Repeatable migrations (Flyway's idea) for database functions and triggers: each function has one
+ * canonical file, src/<module>/sql/<name>.sql (the module whose tables it guards or whose rules it
+ * holds), holding its CREATE OR REPLACE FUNCTION and, for a trigger function, the CREATE OR
+ * REPLACE TRIGGER statements that run it. After the versioned migrations, every file whose
+ * checksum differs from the one recorded in sql_functions is applied. No function or trigger is
+ * defined anywhere else: a migration may create one it needs on the way (its SQL is history), but
+ * the file is what the database ends up running. A change of a function's arguments or result
+ * type still needs a versioned migration that drops the old one first (CREATE OR REPLACE cannot
+ * change them); so does dropping a function or a trigger.
  */
 interface SqlFunctionFile {
   name: string;
   path: string;
   sql: string;
   checksum: string;
+}
+
+/** What a file creates: its functions by name, its triggers as `table.trigger`. */
+export interface SqlDefinitions {
+  functions: string[];
+  triggers: string[];
 }
 
 /** src/ in a checkout (the canonical files); dist/src/ where only the build was shipped. */
@@ -35,7 +45,37 @@ export function readSqlFunctionFiles(root: string = sqlSourceRoot()): SqlFunctio
     .sort();
   if (files.length === 0) throw new Error(`No database function files (*/sql/*.sql) under ${root}`);
   const canonical = files.map((path) => functionFile(basename(path, '.sql'), path, readFileSync(path, 'utf8')));
-  return [...canonical, ...movementEntryFiles(root, canonical)];
+  const all = [...canonical, ...movementEntryFiles(root, canonical)];
+  refuseStrayDefinitions(all);
+  return all;
+}
+
+/** Comments and dollar-quoted bodies left out: only the statements' own text. */
+function statementsOf(sql: string): string {
+  return sql.replace(/--.*$/gm, '').replace(/\$(\w*)\$[\s\S]*?\$\1\$/g, '');
+}
+
+export function sqlDefinitions(sql: string): SqlDefinitions {
+  const code = statementsOf(sql);
+  const functions = [...code.matchAll(/CREATE\s+(?:OR\s+REPLACE\s+)?FUNCTION\s+"?(\w+)"?/gi)].map((match) => match[1]);
+  const triggers = [...code.matchAll(/CREATE\s+(?:OR\s+REPLACE\s+)?TRIGGER\s+"?(\w+)"?[^;]*?\sON\s+"?(\w+)"?/gi)].map(
+    (match) => `${match[2]}.${match[1]}`,
+  );
+  return { functions, triggers };
+}
+
+/** Each file defines the function it is named after, and nothing is defined in two places. */
+function refuseStrayDefinitions(files: SqlFunctionFile[]): void {
+  const seen = new Map<string, string>();
+  for (const file of files) {
+    const { functions, triggers } = sqlDefinitions(file.sql);
+    if (!functions.includes(file.name)) throw new Error(`${file.path} does not define the function ${file.name}`);
+    for (const name of [...functions.map((fn) => `function ${fn}`), ...triggers.map((t) => `trigger ${t}`)]) {
+      const other = seen.get(name);
+      if (other !== undefined) throw new Error(`The ${name} is defined twice: in ${other} and in ${file.path}`);
+      seen.set(name, file.path);
+    }
+  }
 }
 
 function functionFile(name: string, path: string, sql: string): SqlFunctionFile {

@@ -1,3 +1,13 @@
+/*
+ * The words of a money movement, one meaning each:
+ * - decision (MovementDecision, movement-outcomes.ts): what a movement's SQL rules decide, a code and its data;
+ * - outcome (StoredOutcome): the decision as stored under the idempotency key, with what the first
+ *   answer fixed, so a replay renders the same bytes;
+ * - result (MovementResult): an outcome and whether it was replayed, as the database call returns it;
+ * - answer (IdempotentAnswer): the outcome rendered as the HTTP response;
+ * - response labels (src/common/response-labels.ts): what the observers (metrics, logs) learn of it.
+ */
+
 /**
  * What a money movement answered, as data: a code, its arguments, and what the first answer
  * fixed (its time, request id and path), so that a replay renders the same bytes, even after a
@@ -27,14 +37,14 @@ export interface MovementResult {
   replayed: boolean;
 }
 
-/** An HTTP answer already rendered: the idempotency interceptor sends it as is. */
+/** An HTTP answer already rendered: MovementInterceptor sends it as is. */
 export interface IdempotentAnswer {
   status: number;
   contentType: string;
   body: string;
   headers: Record<string, string>;
   replayed: boolean;
-  /** For the observers (reply-facts.ts): the problem's type slug, or the transaction's referenceId. */
+  /** For the observers (response-labels.ts): the problem's type slug, or the transaction's referenceId. */
   problemType?: string;
   /** A problem's detail, for callers inside the service (a scheduled run records it), never parsed back. */
   problemDetail?: string;

@@ -3,7 +3,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { InjectMetric, makeCounterProvider, makeHistogramProvider } from '@willsoto/nestjs-prometheus';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Counter, Histogram } from 'prom-client';
-import { replyFactsOf } from '../common/errors/reply-facts';
+import { responseLabelsOf } from '../common/response-labels';
 
 export const HTTP_SERVER_REQUESTS = 'http_server_requests_seconds';
 export const PROBLEMS = 'payments_problems_total';
@@ -28,7 +28,7 @@ export const httpMetricProviders = [
 /**
  * Times every request and counts every problem, including those refused by guards, filters and
  * Fastify itself, which a Nest interceptor would never see: a hook on the whole Fastify server.
- * The problem's type is what its producer recorded on the reply (reply-facts.ts), never re-read
+ * The problem's type is what its producer recorded on the reply (response-labels.ts), never re-read
  * from the body.
  */
 @Injectable()
@@ -50,7 +50,7 @@ export class HttpMetrics implements OnModuleInit {
       );
       if (status >= 400) {
         // The slug is one of a fixed set (the error table), so it is a safe label.
-        const type = replyFactsOf(reply.raw).problemType;
+        const type = responseLabelsOf(reply.raw).problemType;
         if (type !== undefined) this.problems.inc({ type, status });
       }
       done();

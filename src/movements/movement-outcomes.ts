@@ -12,7 +12,7 @@ export interface MovementRefusal {
 }
 
 /**
- * The codes the movements' SQL functions store (src/<module>/sql/*_apply.sql, transfer_funds_batch)
+ * The codes the movements' SQL functions store (src/<module>/sql/*_apply.sql, transfer_refusal)
  * besides `completed`, each mapped onto the outcome vocabulary (error-code.ts). The SQL returns only
  * these codes and their data; status, title and wording are the service's. A test holds this table
  * and every code the .sql files can return to each other, both ways.

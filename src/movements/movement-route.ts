@@ -3,8 +3,8 @@ import { ApiHeader } from '@nestjs/swagger';
 import { ErrorCode } from '../common/errors/error-code';
 import { ApiProblems } from '../docs/api-docs';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_SCHEMA } from '../idempotency/idempotency-key';
-import { IdempotencyInterceptor } from '../idempotency/idempotency.interceptor';
-import { MOVEMENT_KIND, type MovementKind } from '../idempotency/movement-kind';
+import { MovementInterceptor } from './movement-interceptor';
+import { MOVEMENT_KIND, type MovementKind } from './movement-kind';
 
 export interface MovementRouteOptions {
   kind: MovementKind;
@@ -18,7 +18,7 @@ export interface MovementRouteOptions {
 
 /**
  * A money movement route, declared once for all of them: the Idempotency-Key header and its
- * problems in the API document, the idempotency interceptor, and the route's movement kind (read
+ * problems in the API document, MovementInterceptor (movement-interceptor.ts), and the route's movement kind (read
  * by the interceptor for the metrics and the request log line). Every movement route also answers
  * 400 for its body or key, 401, 409 for a key in flight, 415, 422 for its body, 429 and 503.
  */
@@ -45,6 +45,6 @@ export function MovementRoute({ kind, problems, names = kind, keyExample }: Move
       503,
     ),
     SetMetadata(MOVEMENT_KIND, kind),
-    UseInterceptors(IdempotencyInterceptor),
+    UseInterceptors(MovementInterceptor),
   );
 }

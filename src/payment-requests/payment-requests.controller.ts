@@ -21,7 +21,7 @@ import { UuidParamPipe } from '../common/http/params';
 import { type ListPage, readListRequest, single } from '../common/paging/page';
 import { ApiListPageResponse, ApiListQueries } from '../common/paging/paging.docs';
 import { ApiProblems } from '../docs/api-docs';
-import { AnswerContextOf, IdempotencyKey } from '../idempotency/idempotency.interceptor';
+import { AnswerContextOf, IdempotencyKey } from '../movements/movement-interceptor';
 import type { AnswerContext, IdempotentAnswer } from '../idempotency/stored-outcome';
 import { MovementRoute } from '../movements/movement-route';
 import { TransactionResponse } from '../transactions/transaction.dto';

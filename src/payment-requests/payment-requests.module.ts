@@ -1,7 +1,7 @@
 // Owns payment_requests: upi://pay links and QR codes to be paid; paying one is a transfer,
 // whose SQL function marks the request PAID (./sql).
 import { Module } from '@nestjs/common';
-import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { MovementsModule } from '../movements/movements.module';
 import { TransactionsModule } from '../transactions/transactions.module';
 import { UsersModule } from '../users/users.module';
 import { PaymentRequestsController } from './payment-requests.controller';
@@ -14,7 +14,7 @@ import { QrCodes } from './qr-codes';
  * TransactionsModule's transfer path; the hooks it calls are in ./sql.
  */
 @Module({
-  imports: [TransactionsModule, IdempotencyModule, UsersModule],
+  imports: [TransactionsModule, MovementsModule, UsersModule],
   controllers: [PaymentRequestsController],
   providers: [PaymentRequestsRepository, PaymentRequestsService, QrCodes],
 })

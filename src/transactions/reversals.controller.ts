@@ -4,7 +4,7 @@ import { CurrentUser } from '../access/access.decorators';
 import type { AuthenticatedUser } from '../access/authenticated-user';
 import { UuidParamPipe } from '../common/http/params';
 import { ErrorCode } from '../common/errors/error-code';
-import { AnswerContextOf, IdempotencyKey } from '../idempotency/idempotency.interceptor';
+import { AnswerContextOf, IdempotencyKey } from '../movements/movement-interceptor';
 import { MovementRoute } from '../movements/movement-route';
 import type { AnswerContext, IdempotentAnswer } from '../idempotency/stored-outcome';
 import { ReversalRequest } from './reversal.dto';

@@ -15,7 +15,7 @@ import type { AuthenticatedUser } from '../access/authenticated-user';
 import { UuidParamPipe } from '../common/http/params';
 import { type ListPage, readListRequest } from '../common/paging/page';
 import { ApiListPageResponse, ApiListQueries } from '../common/paging/paging.docs';
-import { AnswerContextOf, IdempotencyKey } from '../idempotency/idempotency.interceptor';
+import { AnswerContextOf, IdempotencyKey } from '../movements/movement-interceptor';
 import { MovementRoute } from '../movements/movement-route';
 import type { AnswerContext, IdempotentAnswer } from '../idempotency/stored-outcome';
 import { TransactionResponse } from './transaction.dto';

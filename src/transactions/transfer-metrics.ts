@@ -1,6 +1,6 @@
 import { makeCounterProvider } from '@willsoto/nestjs-prometheus';
 
-// Transfers answered are counted by the idempotency interceptor (payments_transfers_total).
+// Transfers answered are counted by MovementInterceptor (src/movements) (payments_transfers_total).
 export const RATE_LIMIT_REJECTIONS = 'payments_rate_limit_rejections_total';
 
 export const transferMetricProviders = [

@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOperation, ApiTags } fro
 import { CurrentUser, Roles } from '../access/access.decorators';
 import { type AuthenticatedUser, ROLE_ADMIN } from '../access/authenticated-user';
 import { ErrorCode } from '../common/errors/error-code';
-import { AnswerContextOf, IdempotencyKey } from '../idempotency/idempotency.interceptor';
+import { AnswerContextOf, IdempotencyKey } from '../movements/movement-interceptor';
 import { MovementRoute } from '../movements/movement-route';
 import type { AnswerContext, IdempotentAnswer } from '../idempotency/stored-outcome';
 import { TransactionResponse } from '../transactions/transaction.dto';

@@ -14,7 +14,7 @@ import { allowedMethods } from '../http/route-table';
 import { ApiError } from './api-error';
 import { ErrorCode } from './error-code';
 import { problemBody, type ProblemBody } from './problem-body';
-import { recordReplyFacts } from './reply-facts';
+import { labelResponse } from '../response-labels';
 
 const CODE_BY_HTTP_STATUS: Record<number, ErrorCode> = {
   400: ErrorCode.InvalidRequest,
@@ -76,7 +76,7 @@ export function sendProblem(
   const apiError = toApiError(exception, request, outages);
   const body = buildProblem(errorsBaseUrl, apiError, request);
   for (const [name, value] of Object.entries(apiError.extras.headers ?? {})) void reply.header(name, value);
-  recordReplyFacts(reply.raw, { problemType: apiError.code });
+  labelResponse(reply.raw, { problemType: apiError.code });
   void reply.status(body.status).type('application/problem+json').send(body);
 }
 

@@ -1,9 +1,8 @@
 -- A transfer's rules and writes, under a key already claimed (transfer_funds, generated from
 -- src/movements/sql/movement_entry.sql.template): lock both
 -- accounts in a fixed order, apply the rules, then write the transaction, both ledger sides
--- (ledger_append.sql) and the outbox event. Returns {"code", "data", "at"}. Codes, in the order
--- the rules decide: payment-request-not-open | self-transfer | user-not-found | limit-exceeded |
--- account-frozen (src/limits/sql) | insufficient-balance | completed.
+-- (ledger_append.sql) and the outbox event. Returns {"code", "data", "at"}: completed, or the
+-- refusal of the rules, which transfer_refusal.sql holds for this and transfer_funds_batch alike.
 CREATE OR REPLACE FUNCTION transfer_apply(
   p_sender_upi_id text,
   p_receiver_upi_id text,
@@ -48,49 +47,36 @@ BEGIN
     END IF;
   END IF;
 
-  -- First: a paid, cancelled or expired request is refused whatever the balance or the limits.
-  IF NOT payment_request_open(p_context) THEN
-    v_code := 'payment-request-not-open';
-    v_data := payment_request_refusal(p_context);
-  ELSIF v_first = v_second THEN
-    v_code := 'self-transfer';
+  -- Read once the accounts are locked (none for a self-transfer, which locks nothing).
+  v_limits := CASE WHEN v_first <> v_second THEN limits_begin(ARRAY[v_sender.id, v_receiver.id], v_now) END;
+  v_refusal := transfer_refusal(p_context, p_sender_upi_id, p_receiver_upi_id, v_sender.id, v_receiver.id,
+    v_sender.balance, p_amount, v_limits);
+  IF v_refusal IS NOT NULL THEN
+    v_code := v_refusal->>'code';
+    v_data := v_refusal->'data';
   ELSE
-    v_limits := limits_begin(ARRAY[v_sender.id, v_receiver.id], v_now);
-    v_refusal := limits_refusal(v_limits, v_sender.id, v_receiver.id, p_amount);
-    IF v_receiver.id IS NULL OR v_sender.id IS NULL THEN
-      v_code := 'user-not-found';
-      v_data := jsonb_build_object('upiId',
-        CASE WHEN v_receiver.id IS NULL THEN p_receiver_upi_id ELSE p_sender_upi_id END);
-    ELSIF v_refusal IS NOT NULL THEN
-      v_code := v_refusal->>'code';
-      v_data := v_refusal->'data';
-    ELSIF v_sender.balance < p_amount THEN
-      v_code := 'insufficient-balance';
-      v_data := jsonb_build_object('available', v_sender.balance::text, 'required', p_amount::text);
-    ELSE
-      -- Stamp the movement once its accounts are locked: an account's entries then carry times in
-      -- the order they commit, which statements and balance history rely on.
-      v_now := date_trunc('milliseconds', clock_timestamp());
-      v_at := iso_millis(v_now);
-      v_transaction_id := transaction_record(p_reference_id, 'TRANSFER', v_sender.id, v_receiver.id,
-        v_sender.upi_id, v_receiver.upi_id, p_amount, p_note, NULL, NULL, v_now);
-      -- Each entry chains to its account's head hash, on the row locked above: no extra lock.
-      PERFORM ledger_append(v_sender.id, v_transaction_id, p_reference_id, 'DEBIT', p_amount, v_now);
-      PERFORM ledger_append(v_receiver.id, v_transaction_id, p_reference_id, 'CREDIT', p_amount, v_now);
-      PERFORM payment_request_settle(p_context, p_reference_id);
+    -- Stamp the movement once its accounts are locked: an account's entries then carry times in
+    -- the order they commit, which statements and balance history rely on.
+    v_now := date_trunc('milliseconds', clock_timestamp());
+    v_at := iso_millis(v_now);
+    v_transaction_id := transaction_record(p_reference_id, 'TRANSFER', v_sender.id, v_receiver.id,
+      v_sender.upi_id, v_receiver.upi_id, p_amount, p_note, NULL, NULL, v_now);
+    -- Each entry chains to its account's head hash, on the row locked above: no extra lock.
+    PERFORM ledger_append(v_sender.id, v_transaction_id, p_reference_id, 'DEBIT', p_amount, v_now);
+    PERFORM ledger_append(v_receiver.id, v_transaction_id, p_reference_id, 'CREDIT', p_amount, v_now);
+    PERFORM payment_request_settle(p_context, p_reference_id);
 
-      INSERT INTO outbox_events (event_id, event_type, aggregate_key, payload, created_at)
-      VALUES (p_event_id, 'TransferCompleted', v_sender.upi_id, transfer_event_payload(p_event_id, v_at,
-        v_transaction_id, p_reference_id, v_sender.upi_id, v_receiver.upi_id, p_amount, p_note, p_context), v_now);
+    INSERT INTO outbox_events (event_id, event_type, aggregate_key, payload, created_at)
+    VALUES (p_event_id, 'TransferCompleted', v_sender.upi_id, transfer_event_payload(p_event_id, v_at,
+      v_transaction_id, p_reference_id, v_sender.upi_id, v_receiver.upi_id, p_amount, p_note, p_context), v_now);
 
-      PERFORM limits_finish(limits_count(v_limits, v_sender.id, p_amount)) WHERE v_limits IS NOT NULL;
-      v_code := 'completed';
-      -- Ids and amounts as text: they are rendered exactly, never through a float.
-      v_data := jsonb_build_object(
-        'transactionId', v_transaction_id::text, 'referenceId', p_reference_id,
-        'senderUpiId', v_sender.upi_id, 'receiverUpiId', v_receiver.upi_id,
-        'amount', p_amount::text, 'note', p_note, 'createdAt', v_at);
-    END IF;
+    PERFORM limits_finish(limits_count(v_limits, v_sender.id, p_amount)) WHERE v_limits IS NOT NULL;
+    v_code := 'completed';
+    -- Ids and amounts as text: they are rendered exactly, never through a float.
+    v_data := jsonb_build_object(
+      'transactionId', v_transaction_id::text, 'referenceId', p_reference_id,
+      'senderUpiId', v_sender.upi_id, 'receiverUpiId', v_receiver.upi_id,
+      'amount', p_amount::text, 'note', p_note, 'createdAt', v_at);
   END IF;
   RETURN jsonb_build_object('code', v_code, 'data', v_data, 'at', v_at);
 END

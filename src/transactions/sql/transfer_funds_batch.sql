@@ -6,9 +6,10 @@
 --
 -- The skeleton: claim every key (idempotency_claim_batch.sql), lock every account the fresh items
 -- name in one statement and one global order (lower-cased UPI ID, byte order, as transfer_funds),
--- decide the items in order against running balances, write set-based (one balance update per
--- account, multi-row inserts of transactions, ledger entries chained in item order, outbox events
--- and idempotency records), then answer twins from the item they repeat.
+-- decide the items in order against running balances (transfer_refusal.sql: the rules of
+-- transfer_apply too), write set-based (one balance update per account, multi-row inserts of
+-- transactions, ledger entries chained in item order, outbox events and idempotency records),
+-- then answer twins from the item they repeat.
 CREATE OR REPLACE FUNCTION transfer_funds_batch(
   p_owner text[],
   p_idempotency_key text[],
@@ -119,25 +120,12 @@ BEGIN
     v_data := '{}';
     v_sender := array_position(a_key, lower(p_sender_upi_id[i]));
     v_receiver := array_position(a_key, lower(p_receiver_upi_id[i]));
-    -- Once per item: a freeze or a limit that refuses it (NULL under LIMITS_PROFILE=none).
-    v_refusal := CASE WHEN v_limits IS NULL OR v_sender IS NULL OR v_receiver IS NULL THEN NULL
-      ELSE limits_refusal(v_limits, a_id[v_sender], a_id[v_receiver], v_amount) END;
-    -- First: a paid, cancelled or expired request is refused whatever the balance or the limits.
-    IF NOT payment_request_open(p_context[i]) THEN
-      v_code := 'payment-request-not-open';
-      v_data := payment_request_refusal(p_context[i]);
-    ELSIF lower(p_sender_upi_id[i]) = lower(p_receiver_upi_id[i]) THEN
-      v_code := 'self-transfer';
-    ELSIF v_sender IS NULL OR v_receiver IS NULL THEN
-      v_code := 'user-not-found';
-      v_data := jsonb_build_object('upiId',
-        CASE WHEN v_receiver IS NULL THEN p_receiver_upi_id[i] ELSE p_sender_upi_id[i] END);
-    ELSIF v_refusal IS NOT NULL THEN
+    -- The rules of transfer_apply, from the same function, against the batch's running state.
+    v_refusal := transfer_refusal(p_context[i], p_sender_upi_id[i], p_receiver_upi_id[i], a_id[v_sender],
+      a_id[v_receiver], a_balance[v_sender], v_amount, v_limits);
+    IF v_refusal IS NOT NULL THEN
       v_code := v_refusal->>'code';
       v_data := v_refusal->'data';
-    ELSIF a_balance[v_sender] < v_amount THEN
-      v_code := 'insufficient-balance';
-      v_data := jsonb_build_object('available', a_balance[v_sender]::numeric(19,4)::text, 'required', v_amount::text);
     ELSE
       v_code := 'completed';
       -- Only now, once every rule let the item through: a refused item leaves its request OPEN.

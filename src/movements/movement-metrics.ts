@@ -8,7 +8,7 @@ export const TRANSFER_SECONDS = 'payments_transfer_duration_seconds';
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
-export const idempotencyMetricProviders = [
+export const movementMetricProviders = [
   makeCounterProvider({
     name: MOVEMENTS_TOTAL,
     help: 'Money movement requests past identity and rate limit, by kind (transfer, reversal, deposit), outcome (HTTP status) and replay',

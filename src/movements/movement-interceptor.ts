@@ -13,18 +13,18 @@ import { catchError, map, type Observable, throwError } from 'rxjs';
 import { ApiError } from '../common/errors/api-error';
 import { ERROR_DESCRIPTORS } from '../common/errors/error-code';
 import { instanceOf } from '../common/errors/problem.filter';
-import { recordReplyFacts } from '../common/errors/reply-facts';
-import { IDEMPOTENT_REPLAYED_HEADER, readIdempotencyKey } from './idempotency-key';
-import { MOVEMENT_SECONDS, MOVEMENTS_TOTAL, TRANSFER_SECONDS, TRANSFERS_TOTAL } from './idempotency-metrics';
+import { labelResponse } from '../common/response-labels';
+import { IDEMPOTENT_REPLAYED_HEADER, readIdempotencyKey } from '../idempotency/idempotency-key';
+import { MOVEMENT_SECONDS, MOVEMENTS_TOTAL, TRANSFER_SECONDS, TRANSFERS_TOTAL } from './movement-metrics';
 import { MOVEMENT_KIND, type MovementKind } from './movement-kind';
-import { type AnswerContext, isIdempotentAnswer } from './stored-outcome';
+import { type AnswerContext, isIdempotentAnswer } from '../idempotency/stored-outcome';
 
 type KeyedRequest = FastifyRequest & { idempotencyKey?: string };
 
-/** The validated Idempotency-Key of a route behind IdempotencyInterceptor. */
+/** The validated Idempotency-Key of a route behind MovementInterceptor. */
 export const IdempotencyKey = createParamDecorator((_data: unknown, context: ExecutionContext): string => {
   const key = context.switchToHttp().getRequest<KeyedRequest>().idempotencyKey;
-  if (key === undefined) throw new Error('IdempotencyKey used on a route without IdempotencyInterceptor');
+  if (key === undefined) throw new Error('IdempotencyKey used on a route without MovementInterceptor');
   return key;
 });
 
@@ -41,7 +41,7 @@ export const AnswerContextOf = createParamDecorator((_data: unknown, context: Ex
  * movement kind, status and replay, and records on the reply what the observers report.
  */
 @Injectable()
-export class IdempotencyInterceptor implements NestInterceptor {
+export class MovementInterceptor implements NestInterceptor {
   constructor(
     private readonly reflector: Reflector,
     @InjectMetric(MOVEMENTS_TOTAL) private readonly answers: Counter,
@@ -66,7 +66,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
         this.transferAnswers.inc({ outcome, replayed: String(replayed) });
         this.transferLatency.observe({ outcome }, seconds);
       }
-      recordReplyFacts(reply.raw, { movement: kind, replayed });
+      labelResponse(reply.raw, { movement: kind, replayed });
     };
     try {
       request.idempotencyKey = readIdempotencyKey(request.headers['idempotency-key']);
@@ -81,7 +81,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
         void reply.status(answer.status).type(answer.contentType);
         for (const [name, value] of Object.entries(answer.headers)) void reply.header(name, value);
         if (answer.replayed) void reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
-        recordReplyFacts(reply.raw, { problemType: answer.problemType, transactionReferenceId: answer.referenceId });
+        labelResponse(reply.raw, { problemType: answer.problemType, transactionReferenceId: answer.referenceId });
         // Already JSON text, rendered from the stored outcome: sent as is, never re-serialised.
         return answer.body;
       }),
