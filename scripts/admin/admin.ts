@@ -46,10 +46,9 @@ async function main(): Promise<number> {
 }
 
 async function setRole(client: Client, upiId: string, granted: boolean): Promise<number> {
-  const query = async (sql: string, params: unknown[]) => (await client.query(sql, params)).rows as unknown[];
   await client.query('BEGIN');
   try {
-    const result = await setRoleIn(query, { upiId }, ROLE_ADMIN, granted, `cli:${userInfo().username}`);
+    const result = await setRoleIn(client, { upiId }, ROLE_ADMIN, granted, `cli:${userInfo().username}`);
     await client.query('COMMIT');
     if (!result) {
       console.error(`No registered user with UPI ID ${upiId}`);
