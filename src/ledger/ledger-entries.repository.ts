@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { ClientBase, Pool, PoolClient } from 'pg';
 import type { PageBounds } from '../common/paging/page';
 import { PG_POOL } from '../database/pg-pool';
-import type { EntryType } from './ledger-entry.entity';
+import type { EntryType } from './entry-type';
 
 // The ledger's part of the tamper-evidence audit (src/audit runs them in one snapshot): each
 // account's hash chain and running balance, each transaction's entries summing to zero, and

@@ -3,7 +3,7 @@ import type { ClientBase, Pool, PoolClient } from 'pg';
 import type { PageBounds } from '../common/paging/page';
 import { PG_POOL } from '../database/pg-pool';
 import { SIGNED_AMOUNT } from '../ledger/ledger-entries.repository';
-import { AccountKind } from './user.entity';
+import { AccountKind } from './account-kind';
 
 export const USER_SORT_KEYS = ['userId', 'name', 'upiId', 'balance', 'createdAt'] as const;
 export type UserSortKey = (typeof USER_SORT_KEYS)[number];
