@@ -13,6 +13,7 @@ import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { Client } from 'pg';
 import { ROLE_ADMIN } from '../../src/access/authenticated-user';
+import { LoginAttemptsRepository } from '../../src/auth/login-attempts.repository';
 import { setRoleIn } from '../../src/auth/role-grants.service';
 import { UPI_ID_PATTERN } from '../../src/users/upi-id';
 import { CliUsageError, DATABASE_OPTIONS, DATABASE_USAGE, withCliDatabase } from '../lib/cli-database';
@@ -63,8 +64,8 @@ async function setRole(client: Client, upiId: string, granted: boolean): Promise
 }
 
 async function unlock(client: Client, upiId: string): Promise<number> {
-  const result = await client.query('DELETE FROM login_attempts WHERE upi_id = lower($1)', [upiId]);
-  console.log(`Cleared ${result.rowCount ?? 0} login lock row(s) of ${upiId.toLowerCase()}`);
+  const cleared = await LoginAttemptsRepository.clearAll(client, upiId);
+  console.log(`Cleared ${cleared} login lock row(s) of ${upiId.toLowerCase()}`);
   return 0;
 }
 
