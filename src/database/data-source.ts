@@ -49,7 +49,7 @@ export async function migrateAndVerify(dataSource: DataSource): Promise<string[]
   const applied = await dataSource.runMigrations({ transaction: 'each' });
   await applySqlFunctions(dataSource);
   const drift = await schemaDrift(dataSource);
-  if (drift.length > 0) {
+  if (drift && drift.length > 0) {
     throw new SchemaMismatchError(
       `The database schema does not match what the migrations build; refusing to serve. ` +
         `Undo these changes (+ only in the database, - only in the migrations) or write a migration in migrations/ for them:\n` +

@@ -37,11 +37,14 @@ const DESCRIBE_SCHEMA = `
  * How the database's schema differs from the one the migrations alone build: they are replayed
  * in a scratch schema inside a transaction that is then rolled back, so nothing of it stays.
  * Each difference reads "+ <line>" (only in the database) or "- <line>" (only in the migrations).
+ * Undefined when the role may not create a schema: the service role, started on a database the
+ * owner migrated beforehand with `npm run migration:run`, whose run made this check itself.
  */
-export async function schemaDrift(dataSource: DataSource): Promise<string[]> {
+export async function schemaDrift(dataSource: DataSource): Promise<string[] | undefined> {
   const runner = dataSource.createQueryRunner();
   await runner.connect();
   try {
+    if (!(await mayCreateSchema(runner))) return undefined;
     await runner.startTransaction();
     try {
       const [{ schema }] = (await runner.query('SELECT current_schema() AS schema')) as { schema: string }[];
@@ -54,6 +57,13 @@ export async function schemaDrift(dataSource: DataSource): Promise<string[]> {
   } finally {
     await runner.release();
   }
+}
+
+async function mayCreateSchema(runner: QueryRunner): Promise<boolean> {
+  const [{ allowed }] = (await runner.query(
+    `SELECT has_database_privilege(current_database(), 'CREATE') AS allowed`,
+  )) as { allowed: boolean }[];
+  return allowed;
 }
 
 async function buildFromMigrations(runner: QueryRunner): Promise<string[]> {
