@@ -132,7 +132,7 @@ describe('database rules', () => {
 });
 
 describe('schema verification at start', () => {
-  it('refuses to serve, naming the difference, when the schema does not match the entities', async () => {
+  it('refuses to serve, naming the difference, when the schema does not match what the migrations build', async () => {
     await withScratchDatabase(async (url) => {
       await withClient(url, (c) => c.query('ALTER TABLE users ALTER COLUMN name TYPE varchar(50)'));
       const dataSource = createDataSource(url, 2);
@@ -141,10 +141,21 @@ describe('schema verification at start', () => {
         const failure = await migrateAndVerify(dataSource).catch((error: Error) => error);
         expect(failure).toBeInstanceOf(SchemaMismatchError);
         expect((failure as Error).message).toMatch(/refusing to serve[\s\S]*users/);
+        expect((failure as Error).message).toContain('+ column users.name character varying(50) not null');
+        expect((failure as Error).message).toContain('- column users.name character varying(100) not null');
       } finally {
         await dataSource.destroy();
       }
       await expect(startTestApp({ DATABASE_URL: url })).rejects.toBeInstanceOf(SchemaMismatchError);
+    });
+  });
+
+  it('refuses to serve when an index the migrations make is missing, on any table', async () => {
+    await withScratchDatabase(async (url) => {
+      await withClient(url, (c) => c.query('DROP INDEX ix_role_grant_events_user'));
+      await expect(startTestApp({ DATABASE_URL: url })).rejects.toThrow(
+        /refusing to serve[\s\S]*- index role_grant_events\.ix_role_grant_events_user CREATE INDEX/,
+      );
     });
   });
 

@@ -5,7 +5,6 @@ import { TreasuryReversalsHashChain1764000700000 } from '../migrations/176400070
 import { findLedgerViolations } from '../scripts/lib/ledger-invariants';
 import { auditLedger } from '../src/audit/ledger-audit';
 import { migrateAndVerify } from '../src/database/data-source';
-import { ENTITIES } from '../src/database/entities';
 import { testUrl, withClient } from './support/db';
 
 const TREASURY_MIGRATION = new TreasuryReversalsHashChain1764000700000().name;
@@ -86,7 +85,6 @@ describe('the treasury migration on existing data', () => {
         type: 'postgres',
         url,
         migrations: MIGRATIONS,
-        entities: ENTITIES,
         migrationsTableName: 'schema_migrations',
         poolSize: 2,
       });

@@ -13,6 +13,7 @@ import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { Client } from 'pg';
 import { ROLE_ADMIN } from '../../src/access/authenticated-user';
+import { LoginAttemptsRepository } from '../../src/auth/login-attempts.repository';
 import { setRoleIn } from '../../src/auth/role-grants.service';
 import { UPI_ID_PATTERN } from '../../src/users/upi-id';
 import { CliUsageError, DATABASE_OPTIONS, DATABASE_USAGE, withCliDatabase } from '../lib/cli-database';
@@ -46,10 +47,9 @@ async function main(): Promise<number> {
 }
 
 async function setRole(client: Client, upiId: string, granted: boolean): Promise<number> {
-  const query = async (sql: string, params: unknown[]) => (await client.query(sql, params)).rows as unknown[];
   await client.query('BEGIN');
   try {
-    const result = await setRoleIn(query, { upiId }, ROLE_ADMIN, granted, `cli:${userInfo().username}`);
+    const result = await setRoleIn(client, { upiId }, ROLE_ADMIN, granted, `cli:${userInfo().username}`);
     await client.query('COMMIT');
     if (!result) {
       console.error(`No registered user with UPI ID ${upiId}`);
@@ -64,8 +64,8 @@ async function setRole(client: Client, upiId: string, granted: boolean): Promise
 }
 
 async function unlock(client: Client, upiId: string): Promise<number> {
-  const result = await client.query('DELETE FROM login_attempts WHERE upi_id = lower($1)', [upiId]);
-  console.log(`Cleared ${result.rowCount ?? 0} login lock row(s) of ${upiId.toLowerCase()}`);
+  const cleared = await LoginAttemptsRepository.clearAll(client, upiId);
+  console.log(`Cleared ${cleared} login lock row(s) of ${upiId.toLowerCase()}`);
   return 0;
 }
 

@@ -1,8 +1,12 @@
 import type { ClientBase } from 'pg';
 import { Money, moneyJson } from '../common/money/money';
-import type { BrokenEntry, LedgerOrphan, UnbalancedTransaction } from '../ledger/ledger-audit-queries';
-import { LedgerEntriesRepository } from '../ledger/ledger-entries.repository';
-import { type AdminActionsAudit, auditAdminActions } from '../limits/admin-actions';
+import {
+  type BrokenEntry,
+  LedgerEntriesRepository,
+  type LedgerOrphan,
+  type UnbalancedTransaction,
+} from '../ledger/ledger-entries.repository';
+import { type AdminActionsAudit, auditAdminActions } from '../limits/admin-actions.repository';
 import {
   type BrokenTransaction,
   type TransactionOrphan,

@@ -16,6 +16,7 @@ import { LoginRateLimiter } from './login-rate-limiter';
 import { LoginService } from './login.service';
 import { RevocationService } from './revocation.service';
 import { RevocationsRepository } from './revocations.repository';
+import { RoleGrantsRepository } from './role-grants.repository';
 import { RoleGrantsService } from './role-grants.service';
 import { RolesController } from './roles.controller';
 import { TokenService } from './token.service';
@@ -38,6 +39,7 @@ import { TokenService } from './token.service';
     TokenService,
     LoginService,
     LoginAttemptsRepository,
+    RoleGrantsRepository,
     LoginRateLimiter,
     RevocationService,
     RevocationsRepository,

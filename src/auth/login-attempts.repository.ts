@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Pool } from 'pg';
+import type { ClientBase, Pool } from 'pg';
 import { PG_POOL } from '../database/pg-pool';
 import { AppConfig } from '../config/app-config';
 import { ANY_ADDRESS, LOCKOUT_GROWTH, LOCKOUTS_BEFORE_PERMANENT, LONGEST_SHARED_LOCK_LEVEL } from './lockout-policy';
@@ -136,5 +136,11 @@ export class LoginAttemptsRepository {
       `DELETE FROM login_known_addresses WHERE last_success_at < now() - interval '90 days'`,
     );
     return (deleted ?? 0) + (forgotten ?? 0);
+  }
+
+  /** Every lock and failure count of the UPI ID, on the admin CLI's connection (`npm run admin -- unlock`); how many rows went. */
+  static async clearAll(db: ClientBase, upiId: string): Promise<number> {
+    const { rowCount } = await db.query('DELETE FROM login_attempts WHERE upi_id = lower($1)', [upiId]);
+    return rowCount ?? 0;
   }
 }

@@ -1,11 +1,13 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import type { Pool } from 'pg';
+import type { ClientBase, Pool } from 'pg';
 import { ROLE_ADMIN, ROLE_USER } from '../access/authenticated-user';
 import { AppConfig } from '../config/app-config';
 import { DatabaseOutages } from '../common/errors/database-outages';
 import { inTransaction } from '../database/in-transaction';
 import { PG_POOL } from '../database/pg-pool';
-import { recordAdminAction } from '../limits/admin-actions';
+import { recordAdminAction } from '../limits/admin-actions.repository';
+import { UsersRepository } from '../users/users.repository';
+import { RoleGrantsRepository } from './role-grants.repository';
 
 /** How often each instance reads the grants made elsewhere (the bound for a revocation in docs/security.md, "Admin grants"). */
 export const GRANTS_REFRESH_MS = 1000;
@@ -19,9 +21,6 @@ export interface Account {
   upiId: string;
   referenceId: string;
 }
-
-/** One SQL statement's rows: pg's client.query(...).rows, on the service's pool or the admin CLI's client. */
-export type Query = (sql: string, params: unknown[]) => Promise<unknown[]>;
 
 export type GrantOutcome = 'granted' | 'revoked' | 'unchanged';
 
@@ -47,15 +46,13 @@ export class RoleGrantsService implements OnModuleInit, OnApplicationShutdown {
     @Inject(PG_POOL) private readonly pool: Pool,
     private readonly config: AppConfig,
     private readonly outages: DatabaseOutages,
+    private readonly users: UsersRepository,
+    private readonly grants: RoleGrantsRepository,
   ) {}
 
   async onModuleInit(): Promise<void> {
     if (this.config.adminBootstrap === 'at-boot' && this.config.adminUpiIds.size > 0) {
-      const { rows } = await this.pool.query<{ reference_id: string }>(
-        `SELECT reference_id FROM users WHERE kind = 'USER' AND lower(upi_id) = ANY($1::text[])`,
-        [[...this.config.adminUpiIds]],
-      );
-      this.bootstrapAdmins = new Set(rows.map((row) => row.reference_id));
+      this.bootstrapAdmins = new Set(await this.users.findUserReferenceIdsByUpiIds([...this.config.adminUpiIds]));
     }
     await this.refresh();
     this.timer = setInterval(() => void this.refreshSafely(), GRANTS_REFRESH_MS);
@@ -73,12 +70,7 @@ export class RoleGrantsService implements OnModuleInit, OnApplicationShutdown {
       return this.admins.has(account.referenceId) ? USER_AND_ADMIN : USER_ONLY;
     }
     void this.refreshSafely();
-    const { rows } = await this.pool.query<{ admin: boolean }>(
-      `SELECT EXISTS (SELECT 1 FROM role_grants g JOIN users u ON u.id = g.user_id
-                      WHERE u.reference_id = $1 AND g.role = $2) AS admin`,
-      [account.referenceId, ROLE_ADMIN],
-    );
-    return rows[0].admin ? USER_AND_ADMIN : USER_ONLY;
+    return (await this.grants.hasRole(account.referenceId, ROLE_ADMIN)) ? USER_AND_ADMIN : USER_ONLY;
   }
 
   private isBootstrapAdmin(account: Account): boolean {
@@ -96,9 +88,7 @@ export class RoleGrantsService implements OnModuleInit, OnApplicationShutdown {
     granted: boolean,
     actor: string,
   ): Promise<{ outcome: GrantOutcome; upiId: string; referenceId: string } | undefined> {
-    const result = await inTransaction(this.pool, (client) =>
-      setRoleIn(async (sql, params) => (await client.query(sql, params)).rows, account, role, granted, actor),
-    );
+    const result = await inTransaction(this.pool, (client) => setRoleIn(client, account, role, granted, actor));
     if (result) await this.refresh();
     return result;
   }
@@ -121,53 +111,29 @@ export class RoleGrantsService implements OnModuleInit, OnApplicationShutdown {
 
   private async read(): Promise<void> {
     const startedAt = Date.now();
-    const { rows } = await this.pool.query<{ reference_id: string }>(
-      `SELECT u.reference_id FROM role_grants g JOIN users u ON u.id = g.user_id WHERE g.role = $1`,
-      [ROLE_ADMIN],
-    );
-    this.admins = new Set(rows.map((row) => row.reference_id));
+    this.admins = new Set(await this.grants.findReferenceIdsWithRole(ROLE_ADMIN));
     this.lastRefreshedAt = startedAt;
   }
 }
 
 /** The grant and its history row in one transaction; the account row is locked so two admins do not race. */
 export async function setRoleIn(
-  query: Query,
+  db: ClientBase,
   account: { referenceId?: string; upiId?: string },
   role: string,
   granted: boolean,
   actor: string,
 ): Promise<{ outcome: GrantOutcome; upiId: string; referenceId: string } | undefined> {
-  const [user] = (await query(
-    `SELECT id, upi_id, reference_id FROM users
-     WHERE kind = 'USER' AND (reference_id::text = $1 OR lower(upi_id) = lower($2)) FOR UPDATE`,
-    [account.referenceId ?? '', account.upiId ?? ''],
-  )) as { id: string; upi_id: string; reference_id: string }[];
+  const user = await UsersRepository.lockUserByReferenceOrUpiId(db, account);
   if (!user) return undefined;
-  // A CTE so both statements answer with a count row (a bare INSERT and DELETE report it differently).
-  const [{ changed }] = (await query(
-    granted
-      ? `WITH c AS (INSERT INTO role_grants (user_id, role, granted_by) VALUES ($1, $2, $3)
-                    ON CONFLICT DO NOTHING RETURNING 1) SELECT count(*)::int AS changed FROM c`
-      : `WITH c AS (DELETE FROM role_grants WHERE user_id = $1 AND role = $2 AND $3::text IS NOT NULL
-                    RETURNING 1) SELECT count(*)::int AS changed FROM c`,
-    [user.id, role, actor],
-  )) as { changed: number }[];
-  const outcome: GrantOutcome = changed === 0 ? 'unchanged' : granted ? 'granted' : 'revoked';
+  const changed = granted
+    ? await RoleGrantsRepository.grant(db, user.id, role, actor)
+    : await RoleGrantsRepository.revoke(db, user.id, role);
+  const outcome: GrantOutcome = !changed ? 'unchanged' : granted ? 'granted' : 'revoked';
   if (outcome !== 'unchanged') {
-    await query(`INSERT INTO role_grant_events (user_id, role, action, actor) VALUES ($1, $2, $3, $4)`, [
-      user.id,
-      role,
-      granted ? 'GRANT_ROLE' : 'REVOKE_ROLE',
-      actor,
-    ]);
-    await recordAdminAction(query, {
-      userId: user.id,
-      action: granted ? 'GRANT_ROLE' : 'REVOKE_ROLE',
-      adminUpiId: actor,
-      reason: null,
-      details: { role },
-    });
+    const action = granted ? 'GRANT_ROLE' : 'REVOKE_ROLE';
+    await RoleGrantsRepository.recordEvent(db, { userId: user.id, role, action, actor });
+    await recordAdminAction(db, { userId: user.id, action, adminUpiId: actor, reason: null, details: { role } });
   }
-  return { outcome, upiId: user.upi_id, referenceId: user.reference_id };
+  return { outcome, upiId: user.upiId, referenceId: user.referenceId };
 }

@@ -2,14 +2,13 @@ import * as pg from 'pg';
 import { DataSource } from 'typeorm';
 import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions';
 import { MIGRATIONS } from '../../migrations';
-import { ENTITIES } from './entities';
 import { parseDatabaseUrl } from '../config/database-url';
 import { createPgPool } from './pg-pool';
+import { schemaDrift } from './schema-drift';
 import { applySqlFunctions } from './sql-functions';
 
 const ORM_OPTIONS = {
   type: 'postgres',
-  entities: ENTITIES,
   migrations: MIGRATIONS,
   migrationsTableName: 'schema_migrations',
   synchronize: false,
@@ -19,7 +18,7 @@ const ORM_OPTIONS = {
 } satisfies PostgresDataSourceOptions;
 
 /**
- * The ORM for migrations, the entities and the schema check. TypeORM makes no pool itself: its
+ * The ORM for migrations and the schema check. TypeORM makes no pool itself: its
  * `driver` option takes the pg module, whose Pool here answers with a pool from createPgPool, so
  * every connection is made one way, with the same hooks (disk-full observation, the limits
  * startup option, the connection-loss listeners). Given the service's pool, one DB_POOL_SIZE
@@ -47,16 +46,16 @@ function sharedPool(pool: pg.Pool) {
 
 export class SchemaMismatchError extends Error {}
 
-/** Applies pending migrations, then refuses to go on if the schema still differs from the entities. */
+/** Applies pending migrations, then refuses to go on if the schema differs from what the migrations build. */
 export async function migrateAndVerify(dataSource: DataSource): Promise<string[]> {
   const applied = await dataSource.runMigrations({ transaction: 'each' });
   await applySqlFunctions(dataSource);
-  const pending = await dataSource.driver.createSchemaBuilder().log();
-  if (pending.upQueries.length > 0) {
-    const statements = pending.upQueries.map((q) => `  ${q.query}`).join('\n');
+  const drift = await schemaDrift(dataSource);
+  if (drift && drift.length > 0) {
     throw new SchemaMismatchError(
-      `The database schema does not match the entities; refusing to serve. ` +
-        `Write a migration in migrations/ for these differences:\n${statements}`,
+      `The database schema does not match what the migrations build; refusing to serve. ` +
+        `Undo these changes (+ only in the database, - only in the migrations) or write a migration in migrations/ for them:\n` +
+        drift.map((line) => `  ${line}`).join('\n'),
     );
   }
   return applied.map((m) => m.name);

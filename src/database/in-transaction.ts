@@ -1,4 +1,4 @@
-import type { Pool, PoolClient } from 'pg';
+import type { ClientBase, Pool, PoolClient } from 'pg';
 
 /**
  * `work` on one connection between BEGIN and COMMIT; any error rolls back and is thrown on. The
@@ -17,4 +17,20 @@ export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) =>
   } finally {
     client.release();
   }
+}
+
+// For a caller that must decide itself how its connection goes back to the pool (the scheduled
+// transfer runner destroys it after an unexpected failure): the same statements, one at a time.
+
+export async function beginTransaction(client: ClientBase): Promise<void> {
+  await client.query('BEGIN');
+}
+
+export async function commitTransaction(client: ClientBase): Promise<void> {
+  await client.query('COMMIT');
+}
+
+/** Never throws: a failed rollback (the connection is gone) is not the caller's news. */
+export async function rollbackQuietly(client: ClientBase): Promise<void> {
+  await client.query('ROLLBACK').catch(() => undefined);
 }

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { PG_POOL } from '../database/pg-pool';
+import type { StoredOutcome } from './stored-outcome';
 
 // The oldest expired keys first, served by ix_idempotency_keys_created. $1 the TTL in hours; $2 how many.
 const DELETE_EXPIRED = `
@@ -9,6 +10,13 @@ const DELETE_EXPIRED = `
     WHERE created_at < now() - make_interval(hours => $1)
     ORDER BY created_at LIMIT $2)`;
 
+// The stored outcome of a finished key, through idempotent_replay (sql/idempotent_replay.sql).
+const FINISHED_OUTCOME = {
+  name: 'idempotent_replay',
+  text: `SELECT idempotent_replay(k, $3) AS outcome FROM idempotency_keys k
+         WHERE owner_upi_id = $1 AND idempotency_key = $2 AND status IN ('SUCCESS', 'FAILED')`,
+};
+
 /**
  * idempotency_keys outside a movement: claimed and finished only inside the movements' SQL
  * functions (sql/), read at the edge by IdempotencyStore, deleted here once expired.
@@ -16,6 +24,15 @@ const DELETE_EXPIRED = `
 @Injectable()
 export class IdempotencyKeysRepository {
   constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
+
+  /** The outcome replayed for this key and request hash (key-reused for another request); null when unfinished or none. */
+  async findFinishedOutcome(owner: string, idempotencyKey: string, requestHash: string): Promise<StoredOutcome | null> {
+    const { rows } = await this.pool.query<{ outcome: StoredOutcome }>({
+      ...FINISHED_OUTCOME,
+      values: [owner, idempotencyKey, requestHash],
+    });
+    return rows[0]?.outcome ?? null;
+  }
 
   /** Up to `limit` keys older than the TTL; returns how many were deleted. */
   async deleteExpired(ttlHours: number, limit: number): Promise<number> {

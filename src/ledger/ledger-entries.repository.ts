@@ -3,26 +3,158 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { ClientBase, Pool, PoolClient } from 'pg';
 import type { PageBounds } from '../common/paging/page';
 import { PG_POOL } from '../database/pg-pool';
-import {
-  BROKEN_ENTRIES,
-  type BrokenEntry,
-  COUNT_ENTRIES,
-  LEDGER_ORPHANS,
-  type LedgerOrphan,
-  UNBALANCED_TRANSACTIONS,
-  type UnbalancedTransaction,
-} from './ledger-audit-queries';
-import type { EntryType } from './ledger-entry.entity';
-import {
-  BALANCE_HISTORY,
-  STATEMENT_BALANCES,
-  STATEMENT_BATCH_SIZE,
-  STATEMENT_ENTRIES,
-  STATEMENT_OWNER_AND_FIRST_BATCH,
-  type StatementEntryRow,
-  type StatementOwnerRow,
-  type StatementRead,
-} from './ledger-statement-queries';
+import type { EntryType } from './entry-type';
+
+// The ledger's part of the tamper-evidence audit (src/audit runs them in one snapshot): each
+// account's hash chain and running balance, each transaction's entries summing to zero, and
+// entries naming an account or a transaction that does not exist.
+
+/** An entry whose link in its account's chain does not hold. */
+export interface BrokenEntry {
+  entryId: string;
+  accountId: string;
+  /** Null when the account itself is missing (listed in orphans too). */
+  upiId: string | null;
+  reasons: string[];
+}
+
+export interface UnbalancedTransaction {
+  transactionReferenceId: string;
+  sum: string;
+  entries: number;
+}
+
+/** An entry whose account or transaction is missing (no foreign key stands guard: the movements write only rows they hold). */
+export interface LedgerOrphan {
+  kind: 'ledger-entry';
+  id: string;
+  missing: 'account' | 'transaction';
+  missingId: string;
+}
+
+/** An entry's amount with its sign: a CREDIT adds, a DEBIT takes away. */
+export const SIGNED_AMOUNT = `CASE l.entry_type WHEN 'CREDIT' THEN l.amount ELSE -l.amount END`;
+
+// Each link is checked against the stored hash of the entry before it, so one changed, deleted or
+// moved entry breaks exactly the links around it, and the rest of the chain still verifies.
+const BROKEN_ENTRIES = `
+  SELECT c.id::text AS "entryId", c.user_id::text AS "accountId", u.upi_id AS "upiId", array_remove(ARRAY[
+      CASE WHEN c.hash IS DISTINCT FROM c.expected_hash
+           THEN 'hash does not match the entry and the previous entry of its account' END,
+      CASE WHEN c.balance_before <> c.previous_after
+           THEN 'balanceBefore is not the previous entry''s balanceAfter' END,
+      CASE WHEN c.balance_after <> c.balance_before + c.signed
+           THEN 'balanceAfter is not balanceBefore moved by the amount' END], NULL) AS reasons
+  FROM (
+    SELECT l.id, l.user_id, l.hash, l.balance_before, l.balance_after, ${SIGNED_AMOUNT} AS signed,
+      lag(l.balance_after, 1, 0::numeric) OVER w AS previous_after,
+      ledger_entry_hash(lag(l.hash) OVER w, l.user_id, l.transaction_reference_id, l.entry_type, l.amount,
+                        l.balance_before, l.balance_after, l.created_at) AS expected_hash
+    FROM ledger_entries l
+    WINDOW w AS (PARTITION BY l.user_id ORDER BY l.id)
+  ) c LEFT JOIN users u ON u.id = c.user_id
+  WHERE c.hash IS DISTINCT FROM c.expected_hash OR c.balance_before <> c.previous_after
+     OR c.balance_after <> c.balance_before + c.signed
+  ORDER BY c.id`;
+
+const UNBALANCED_TRANSACTIONS = `
+  SELECT l.transaction_reference_id::text AS "transactionReferenceId", sum(${SIGNED_AMOUNT})::text AS sum,
+         count(*)::int AS entries
+  FROM ledger_entries l GROUP BY l.transaction_reference_id
+  HAVING sum(${SIGNED_AMOUNT}) <> 0 OR count(*) < 2
+  ORDER BY 1`;
+
+// What the dropped foreign keys used to refuse (see migrations/1764001100000-lean-money-movements.ts).
+// Deletes of accounts and transactions are refused by triggers.
+const LEDGER_ORPHANS = `
+  SELECT kind, id::text AS id, missing, missing_id::text AS "missingId" FROM (
+    SELECT 'ledger-entry' AS kind, l.id, 'account' AS missing, l.user_id AS missing_id FROM ledger_entries l
+    WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.id = l.user_id)
+    UNION ALL
+    SELECT 'ledger-entry', l.id, 'transaction', l.transaction_id FROM ledger_entries l
+    WHERE l.transaction_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM transactions t WHERE t.id = l.transaction_id)
+  ) o
+  ORDER BY o.id, missing`;
+
+const COUNT_ENTRIES = `SELECT count(*)::int AS entries FROM ledger_entries`;
+
+// The statement reads of a ledger (src/statements shapes them): entries over a period with their
+// transaction's type, counterparty and note, and the balance before an instant, from balance_after.
+
+/** How many entries a statement reads at a time; a period of no more is read with its owner at once. */
+export const STATEMENT_BATCH_SIZE = 500;
+
+/** An entry without a transaction is an opening balance from the treasury. */
+const OPENING_BALANCE_TYPE = 'DEPOSIT';
+
+const balanceBefore = (instant: string, user = '$1') => `COALESCE((
+  SELECT b.balance_after FROM ledger_entries b
+  WHERE b.user_id = ${user} AND b.created_at < ${instant}
+  ORDER BY b.created_at DESC, b.id DESC LIMIT 1), 0)::text`;
+
+const entriesOf = (user: string) => `
+  SELECT e.created_at, e.transaction_reference_id, COALESCE(t.type, '${OPENING_BALANCE_TYPE}') AS type, e.entry_type,
+         CASE WHEN t.id IS NULL THEN NULL
+              WHEN e.entry_type = 'DEBIT' THEN t.receiver_upi_id ELSE t.sender_upi_id END AS counterparty_upi_id,
+         e.amount::text AS amount, e.balance_after::text AS balance_after, t.note, e.id AS entry_id
+  FROM ledger_entries e LEFT JOIN transactions t ON t.id = e.transaction_id
+  WHERE e.user_id = ${user} AND e.created_at >= $2 AND e.created_at < $3
+  ORDER BY e.created_at, e.id`;
+
+/** $1 the user's id; $2, $3 the period [from, to). */
+const STATEMENT_ENTRIES = entriesOf('$1');
+
+/** The balances before $2 and $3 of the user whose id is $1. */
+const STATEMENT_BALANCES = `SELECT ${balanceBefore('$2')} AS opening, ${balanceBefore('$3')} AS closing`;
+
+/**
+ * The account by reference ID ($1), its balances at both ends of [$2, $3), and up to one entry
+ * more than a batch: all of them when the period fits in one.
+ */
+const STATEMENT_OWNER_AND_FIRST_BATCH = `
+  SELECT o.id AS owner_id, o.reference_id AS owner_reference_id, o.upi_id AS owner_upi_id,
+         ${balanceBefore('$2', 'o.id')} AS opening, ${balanceBefore('$3', 'o.id')} AS closing, s.*
+  FROM users o
+  LEFT JOIN LATERAL (${entriesOf('o.id')} LIMIT ${STATEMENT_BATCH_SIZE + 1}) s ON true
+  WHERE o.reference_id = $1
+  ORDER BY s.created_at, s.entry_id`;
+
+/** The balance at each step's end ($4, a step of $5) overlapping [$2, $3) of the user $1; the last at $3. */
+const BALANCE_HISTORY = `SELECT p.at, ${balanceBefore('p.at')} AS balance
+         FROM (
+           SELECT least(g + $4::interval, $3::timestamptz) AS at
+           FROM generate_series(date_trunc($5, $2::timestamptz, 'UTC'), $3::timestamptz, $4::interval) g
+           WHERE g < $3::timestamptz
+         ) p
+         ORDER BY p.at`;
+
+/** One statement line as read: the numeric(19,4) columns' text, exactly four decimals. */
+export interface StatementEntryRow {
+  created_at: Date;
+  transaction_reference_id: string;
+  type: string;
+  entry_type: string;
+  counterparty_upi_id: string | null;
+  amount: string;
+  balance_after: string;
+  note: string | null;
+  entry_id: string;
+}
+
+export interface StatementBalanceRow {
+  opening: string;
+  closing: string;
+}
+
+export interface StatementOwnerRow extends Partial<StatementEntryRow>, StatementBalanceRow {
+  owner_id: string;
+  owner_reference_id: string;
+  owner_upi_id: string;
+}
+
+/** A statement as read in one snapshot: the balances first, then the entries a batch at a time. */
+export type StatementRead =
+  { kind: 'balances'; balances: StatementBalanceRow } | { kind: 'entries'; rows: StatementEntryRow[] };
 
 /** A ledger_entries row as the reads return it: bigint and numeric as text. */
 export interface LedgerEntryRow {

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { numericColumnJson } from '../common/money/numeric-text';
 import type { LedgerEntryRow } from './ledger-entries.repository';
-import { EntryType } from './ledger-entry.entity';
+import { EntryType } from './entry-type';
 
 export class LedgerEntryResponse {
   @ApiProperty({ type: 'integer', example: 7 }) ledgerId: RawJson;

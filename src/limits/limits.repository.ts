@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Pool, PoolClient } from 'pg';
 import { PG_POOL } from '../database/pg-pool';
-import type { AdminActionName } from './admin-actions';
+import type { AdminActionName } from './admin-actions.repository';
 import type { LimitsRow } from './limits.dto';
 
 // An account's limits as its owner sees them: the overrides, today's usage in the business time

@@ -6,7 +6,7 @@ import { AppConfig } from '../config/app-config';
 import { inTransaction } from '../database/in-transaction';
 import { PG_POOL } from '../database/pg-pool';
 import { UsersRepository } from '../users/users.repository';
-import { type AdminActionName, recordAdminAction } from './admin-actions';
+import { type AdminActionName, recordAdminAction } from './admin-actions.repository';
 import { LimitsView } from './limits.dto';
 import { LimitsMetrics } from './limits-metrics';
 import { type LimitOverrides, LimitsRepository } from './limits.repository';
@@ -76,8 +76,7 @@ export class LimitsService {
       const userId = await this.users.lockUser(client, referenceId);
       if (!userId) throw new ApiError(ErrorCode.UserNotFound, `No user with reference ID ${referenceId}`);
       await work(client, userId);
-      const query = async (sql: string, params: unknown[]) => (await client.query(sql, params)).rows as unknown[];
-      await recordAdminAction(query, { userId, action, adminUpiId: admin, reason, details });
+      await recordAdminAction(client, { userId, action, adminUpiId: admin, reason, details });
     });
   }
 }

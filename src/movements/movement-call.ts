@@ -65,6 +65,20 @@ export async function callMovement<Parameters>(
 }
 
 /**
+ * One call of a movement's batch form (its statement from movementCallStatement): one outcome per
+ * item, in order. Not retried, not translated: a refused batch committed nothing, and the caller
+ * runs its items alone.
+ */
+export async function callMovementBatch(
+  pool: Pool,
+  statement: { name: string; text: string },
+  values: unknown[],
+): Promise<MovementResult[]> {
+  const { rows } = await pool.query<{ result: StoredOutcome; replayed: boolean }>({ ...statement, values });
+  return rows.map((row) => ({ outcome: row.result, replayed: row.replayed }));
+}
+
+/**
  * What a movement's database failure means to the client: a twin request still holding the key
  * is 409 (retry shortly), so is a conflict still there after the retries; a balance beyond
  * numeric(19,4) is 422. Anything else stays unexpected.

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/
 import { Interval } from '@nestjs/schedule';
 import type { Pool } from 'pg';
 import { AppConfig } from '../config/app-config';
+import { beginTransaction, commitTransaction, rollbackQuietly } from '../database/in-transaction';
 import { PG_POOL } from '../database/pg-pool';
 import { DatabaseOutages } from '../common/errors/database-outages';
 import { nextOccurrenceAfter } from './occurrences';
@@ -95,10 +96,10 @@ export class ScheduledTransferRunner implements OnApplicationShutdown {
     const client = await this.pool.connect();
     let released = false;
     try {
-      await client.query('BEGIN');
+      await beginTransaction(client);
       const instruction = await this.repository.claimDue(client, this.resting());
       if (!instruction) {
-        await client.query('COMMIT');
+        await commitTransaction(client);
         return false;
       }
       const dueAt = instruction.nextRunAt!;
@@ -111,7 +112,7 @@ export class ScheduledTransferRunner implements OnApplicationShutdown {
           : nextOccurrenceAfter(instruction, dueAt, this.config.businessTimeZone);
       const status: InstructionStatus = nextRunAt === null ? 'COMPLETED' : 'ACTIVE';
       await this.repository.recordRun(client, instruction.id, dueAt, run, { nextRunAt, status });
-      await client.query('COMMIT');
+      await commitTransaction(client);
       this.logger.log({
         msg: 'Scheduled transfer run recorded',
         scheduledTransferId: instruction.referenceId,
@@ -122,7 +123,7 @@ export class ScheduledTransferRunner implements OnApplicationShutdown {
       });
       return true;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      await rollbackQuietly(client);
       // A run that could not finish stays due; set aside for a while, it holds up no other instruction.
       if (error instanceof RunNotFinished) {
         this.retryAt.set(error.referenceId, Date.now() + RETRY_AFTER_MS);

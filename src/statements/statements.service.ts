@@ -1,8 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type Big from 'big.js';
 import { Money } from '../common/money/money';
-import { LedgerEntriesRepository } from '../ledger/ledger-entries.repository';
-import { STATEMENT_BATCH_SIZE, type StatementEntryRow } from '../ledger/ledger-statement-queries';
+import {
+  LedgerEntriesRepository,
+  STATEMENT_BATCH_SIZE,
+  type StatementEntryRow,
+} from '../ledger/ledger-entries.repository';
 import type { BalanceInterval, StatementRange } from './statement-query';
 
 export interface StatementEntry {

@@ -8,7 +8,7 @@ import { PG_POOL } from '../database/pg-pool';
 import type { MovementResult } from '../idempotency/stored-outcome';
 import { outsideRequestContext } from '../common/outside-request-context';
 import { MoneyPathLoad } from '../movements/money-path-load';
-import { callMovement, movementCallStatement } from '../movements/movement-call';
+import { callMovement, callMovementBatch, movementCallStatement } from '../movements/movement-call';
 import type { TransferResult } from './transfer-outcome';
 import { AccountsInFlight, takeBatch } from './batch-formation';
 import { TRANSFER_FUNDS, type TransferParameters, transferBatchArguments } from './transfer-parameters';
@@ -127,12 +127,12 @@ export class TransferBatcher {
     }
     let results: MovementResult[];
     try {
-      const { rows } = await this.pool.query<{ result: MovementResult['outcome']; replayed: boolean }>({
-        ...BATCH_CALL,
-        values: transferBatchArguments(batch.map((item) => item.parameters)),
-      });
-      if (rows.length !== batch.length) throw new Error(`${rows.length} outcomes for ${batch.length} transfers`);
-      results = rows.map((row) => ({ outcome: row.result, replayed: row.replayed }));
+      results = await callMovementBatch(
+        this.pool,
+        BATCH_CALL,
+        transferBatchArguments(batch.map((item) => item.parameters)),
+      );
+      if (results.length !== batch.length) throw new Error(`${results.length} outcomes for ${batch.length} transfers`);
     } catch (error) {
       // The whole batch was refused (a poisoned item, a key written without its lock, a deadlock
       // or serialization victim): nothing of it was committed, so each item runs alone, where a

@@ -2,8 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { ClientBase, Pool, PoolClient } from 'pg';
 import type { PageBounds } from '../common/paging/page';
 import { PG_POOL } from '../database/pg-pool';
-import { SIGNED_AMOUNT } from '../ledger/ledger-audit-queries';
-import { AccountKind } from './user.entity';
+import { SIGNED_AMOUNT } from '../ledger/ledger-entries.repository';
+import { AccountKind } from './account-kind';
 
 export const USER_SORT_KEYS = ['userId', 'name', 'upiId', 'balance', 'createdAt'] as const;
 export type UserSortKey = (typeof USER_SORT_KEYS)[number];
@@ -59,6 +59,10 @@ const USER_ID = `SELECT u.id FROM users u WHERE u.reference_id::text = $1 AND u.
 const LOCK_USER = `${USER_ID} FOR UPDATE`;
 const FREEZE = `UPDATE users SET frozen_at = coalesce(frozen_at, now()), frozen_reason = $2 WHERE id = $1`;
 const UNFREEZE = `UPDATE users SET frozen_at = NULL, frozen_reason = NULL WHERE id = $1`;
+// Role grants (src/auth): the accounts the development bootstrap names, an account locked for a grant.
+const USER_REFERENCE_IDS_BY_UPI_IDS = `SELECT reference_id FROM users WHERE kind = '${AccountKind.User}' AND lower(upi_id) = ANY($1::text[])`;
+const LOCK_USER_BY_REFERENCE_OR_UPI_ID = `SELECT id, upi_id AS "upiId", reference_id AS "referenceId" FROM users
+  WHERE kind = '${AccountKind.User}' AND (reference_id::text = $1 OR lower(upi_id) = lower($2)) FOR UPDATE`;
 const COUNT_FROZEN = `SELECT count(*)::int AS n FROM users WHERE frozen_at IS NOT NULL`;
 
 /** An account whose balance or head hash disagrees with its ledger entries (the audit). */
@@ -169,6 +173,27 @@ export class UsersRepository {
 
   async unfreeze(client: PoolClient, userId: string): Promise<void> {
     await client.query(UNFREEZE, [userId]);
+  }
+
+  /** The reference IDs of the users (not the treasury) whose UPI IDs, lower-cased, are listed. */
+  async findUserReferenceIdsByUpiIds(lowerCaseUpiIds: string[]): Promise<string[]> {
+    const { rows } = await this.pool.query<{ reference_id: string }>(USER_REFERENCE_IDS_BY_UPI_IDS, [lowerCaseUpiIds]);
+    return rows.map((row) => row.reference_id);
+  }
+
+  /**
+   * Locks, in the caller's transaction (the service's or the admin CLI's), the user with this
+   * reference ID or this UPI ID (any case); undefined when there is none.
+   */
+  static async lockUserByReferenceOrUpiId(
+    db: ClientBase,
+    account: { referenceId?: string; upiId?: string },
+  ): Promise<{ id: string; upiId: string; referenceId: string } | undefined> {
+    const { rows } = await db.query<{ id: string; upiId: string; referenceId: string }>(
+      LOCK_USER_BY_REFERENCE_OR_UPI_ID,
+      [account.referenceId ?? '', account.upiId ?? ''],
+    );
+    return rows[0];
   }
 
   async countFrozen(): Promise<number> {

@@ -1,8 +1,5 @@
 import type { ClientBase } from 'pg';
 
-/** One SQL statement's rows, on the caller's transaction: the service's or the admin CLI's pg client. */
-export type ActionQuery = (sql: string, params: unknown[]) => Promise<unknown[]>;
-
 export type AdminActionName = 'FREEZE' | 'UNFREEZE' | 'LIMITS' | 'GRANT_ROLE' | 'REVOKE_ROLE';
 
 export interface AdminActionRecord {
@@ -13,12 +10,14 @@ export interface AdminActionRecord {
   details: Record<string, unknown>;
 }
 
+// admin_actions: the admin actions log, on the caller's connection (the service's or the admin CLI's).
+
 /**
  * Appends to the admin actions log (append-only: its trigger refuses UPDATE, DELETE and TRUNCATE),
  * in the caller's transaction, so the action and its record commit together.
  */
-export async function recordAdminAction(query: ActionQuery, record: AdminActionRecord): Promise<void> {
-  await query(
+export async function recordAdminAction(db: ClientBase, record: AdminActionRecord): Promise<void> {
+  await db.query(
     `INSERT INTO admin_actions (user_id, action, reason, admin_upi_id, details) VALUES ($1, $2, $3, $4, $5)`,
     [record.userId, record.action, record.reason, record.adminUpiId, JSON.stringify(record.details)],
   );
