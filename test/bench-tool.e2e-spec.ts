@@ -8,6 +8,7 @@ import { printSummary } from '../scripts/bench/print';
 import { renderReport } from '../scripts/bench/report-html';
 import type { BenchSummary, PhaseResult } from '../scripts/bench/results';
 import { exitStatus, judge } from '../scripts/bench/verdict';
+import { readWebhookMetrics } from '../scripts/bench/webhook-receiver';
 import { loadConfig } from '../src/config/app-config';
 import { makeTempDir, removeTempDir } from './support/temp-dir';
 
@@ -210,12 +211,54 @@ describe('the verdict', () => {
   });
 
   it('fails a run whose ledger invariants broke, whose outbox did not drain or whose webhooks did not all arrive', () => {
-    const run = passingRun();
+    // A --webhook run samples the backlog in the open loop.
+    const webhookBacklog = { maxOldestPendingS: 1, endOldestPendingS: 0, deliveredPerSecond: 500 };
+    const run = withPhase(passingRun(), 1, { webhookBacklog });
     expect(failedChecks({ ...run, invariantViolations: ['balance drift for user 7'] })).toEqual(['ledger invariants']);
     expect(failedChecks({ ...run, outboxDrainS: undefined })).toEqual(['outbox']);
     const webhooks = { expected: 10, received: 9, duplicates: 0, drainMs: 5 };
     expect(failedChecks({ ...run, webhooks })).toEqual(['webhook events delivered']);
     expect(failedChecks({ ...run, webhooks: { ...webhooks, received: 10 } })).toEqual([]);
+  });
+
+  it('with --webhook, fails a run whose oldest pending delivery reached 10 s at the offered rate, or was not sampled', () => {
+    const webhooks = { expected: 10, received: 10, duplicates: 0, drainMs: 5 };
+    const backlog = (maxOldestPendingS: number) => ({
+      maxOldestPendingS,
+      endOldestPendingS: 0.5,
+      deliveredPerSecond: 480,
+    });
+    const run = { ...passingRun(), webhooks };
+    const closed = withPhase(run, 0, { webhookBacklog: backlog(60) });
+    const judgedCheck = (r: Omit<BenchSummary, 'checks'>) =>
+      judge(r).filter((c) => c.what.startsWith('oldest pending'));
+    // The closed loop overloads on purpose: its backlog is reported, not judged.
+    expect(judgedCheck(withPhase(closed, 1, { webhookBacklog: backlog(9.9) }))).toEqual([
+      {
+        what: 'oldest pending webhook at 500/s offered, empty database',
+        measured: 'max 9.9 s, 0.5 s at the end',
+        target: '< 10 s',
+        pass: true,
+      },
+    ]);
+    expect(failedChecks(withPhase(run, 1, { webhookBacklog: backlog(10) }))).toEqual([
+      'oldest pending webhook at 500/s offered, empty database',
+    ]);
+    expect(judgedCheck(run)).toMatchObject([{ measured: 'not sampled', pass: false }]);
+    expect(judgedCheck(passingRun())).toEqual([]);
+  });
+
+  it("reads the oldest pending delivery over every endpoint and the deliveries from the service's metrics", () => {
+    const text = [
+      '# TYPE payments_webhook_oldest_pending_age_seconds gauge',
+      'payments_webhook_oldest_pending_age_seconds{endpoint="1"} 2.5',
+      'payments_webhook_oldest_pending_age_seconds{endpoint="2"} 7.25',
+      'payments_webhook_attempts_total{outcome="delivered",reason="none"} 1200',
+      'payments_webhook_attempts_total{outcome="retrying",reason="status"} 30',
+      'payments_webhook_attempts_total_created{outcome="delivered",reason="none"} 99999',
+    ].join('\n');
+    expect(readWebhookMetrics(text)).toEqual({ oldestPendingS: 7.25, delivered: 1200 });
+    expect(readWebhookMetrics('')).toEqual({ oldestPendingS: 0, delivered: 0 });
   });
 
   it('judges the large database as the empty one', () => {
@@ -250,6 +293,23 @@ describe('the console summary', () => {
     expect(text).toMatch(/\n {2}FAIL {2}p99 at 500\/s offered, empty database +260 ms \(target < 250 ms\)\n/);
     expect(text.split('\n').at(-1)).toBe('FAIL: 1 of 7 checks failed (exit status 1)');
     expect(printed(judged(passingRun())).split('\n').at(-1)).toBe('PASS: all 7 checks pass (exit status 0)');
+  });
+
+  it('with --webhook, shows the oldest pending delivery and the deliveries per second beside the transfers per second', () => {
+    const webhooks = { expected: 10, received: 10, duplicates: 0, drainMs: 5 };
+    const webhookBacklog = { maxOldestPendingS: 12.5, endOldestPendingS: 3, deliveredPerSecond: 180 };
+    const text = printed(judged({ ...withPhase(passingRun(), 1, { webhookBacklog }), webhooks }));
+    expect(text).toContain(
+      '  webhooks: oldest pending max 12.5 s, 3 s at the end; 180 deliveries/s for 500 transfers/s',
+    );
+    expect(text).toMatch(
+      /\n {2}FAIL {2}oldest pending webhook at 500\/s offered, empty database +max 12\.5 s, 3 s at the end \(target < 10 s\)\n/,
+    );
+    expect(text.split('\n').at(-1)).toBe('FAIL: 1 of 9 checks failed (exit status 1)');
+    const html = renderReport('hooks', judged({ ...withPhase(passingRun(), 1, { webhookBacklog }), webhooks }), []);
+    expect(html).toContain(
+      '<td>oldest pending webhook at 500/s offered, empty database</td><td>max 12.5 s, 3 s at the end</td>',
+    );
   });
 });
 

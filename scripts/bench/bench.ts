@@ -19,7 +19,7 @@ import type { BenchSummary, PhaseResult } from './results';
 import { waitForOutboxDrain, writeResults } from './output';
 import { type SeedResult, seedLarge, seedUpiId } from './seed';
 import { exitStatus, judge } from './verdict';
-import type { WebhookBenchResult } from './webhook-receiver';
+import { sampleWebhookBacklog, type WebhookBenchResult } from './webhook-receiver';
 import { type BenchUser, logInAll, readOperation, registerUsers, transferOperation } from './workload';
 
 interface Run {
@@ -139,9 +139,11 @@ async function measurePhase(run: Run, kind: PhaseKind, operation: Operation, sec
   const mode = describeLoop(run, kind.loop);
   run.write(`measuring ${phase} (${mode})`);
   const recorder = new Recorder(phase, mode);
+  const sampling = run.env.webhooks && kind.workload === 'transfers';
+  const stopSampling = sampling ? await sampleWebhookBacklog(run.env.service.baseUrl) : undefined;
   const stopProgress = startProgress(recorder, run.write);
   const load = await drive(run, kind.loop, recorder, seconds, operation).finally(stopProgress);
-  const result: PhaseResult = { ...load, ...kind };
+  const result: PhaseResult = { ...load, ...kind, webhookBacklog: await stopSampling?.(load.elapsedS) };
   run.phases.push(result);
   // The last bucket holds only the answers that came after the deadline: not a whole second.
   const wholeSeconds = recorder.seconds.slice(0, Math.max(1, Math.floor(recorder.elapsedS)));

@@ -29,37 +29,37 @@ export interface BenchOptions {
 
 export const HELP = `Usage: npm run bench -- [options]
 
-Starts PostgreSQL (embedded, fsync on, unless --database-url) and the built service, measures the
-database's bound (pgbench's TPC-B on the same server), then drives transfers over HTTP: a closed
-loop for capacity, an open loop at --rate for latency. Judges the run against the spec's targets
-and the ratio to the bound, checks the ledger invariants, writes results.json and report.html.
+Starts PostgreSQL (embedded, fsync on, unless --database-url) and the built service, measures the database's bound
+(pgbench's TPC-B on the same server), then drives transfers over HTTP: a closed loop for capacity, an open loop at
+--rate for latency. Judges the run against the spec's targets and the ratio to the bound, checks the ledger
+invariants, writes results.json and report.html.
 
   --loop L            both (default), closed or open
   --duration S        measured seconds of each loop (default 30)
   --concurrency N     closed-loop clients; open-loop connections (default 32)
-  --rate N            open loop: transfers/s offered at fixed times, latency counted from each
-                      intended send time (default 500, the spec's rate per node)
-  --warmup S          closed-loop seconds before measuring, and as many at --rate before the
-                      open loop (default 5)
-  --users N           users, senders in turn: each sends throughput/N per second, under the
-                      per-user limit RATE_LIMIT_PER_SECOND (default 1000)
+  --rate N            open loop: transfers/s offered at fixed times, latency counted from each intended send time
+                      (default 500, the spec's rate per node)
+  --warmup S          closed-loop seconds before measuring, and as many at --rate before the open loop (default 5)
+  --users N           users, senders in turn: each sends throughput/N per second, under the per-user limit
+                      RATE_LIMIT_PER_SECOND (default 1000)
   --hot N             hot receivers (default 5)
   --hot-share F       share of transfers to a hot receiver, 0..1 (default 0.2)
-  --bound-duration S  seconds of pgbench's TPC-B (default 10; 0 skips it). Needs pgbench
-                      (Debian: apt-get install postgresql-client) or PGBENCH=/path/to/pgbench
-  --seed-large        run on the empty database, add --seed-users users and --seed-entries
-                      ledger entries in SQL (defaults 100000 and 5000000), run again
+  --bound-duration S  seconds of pgbench's TPC-B (default 10; 0 skips it). Needs pgbench (Debian: apt-get install
+                      postgresql-client) or PGBENCH=/path/to/pgbench
+  --seed-large        run on the empty database, add --seed-users users and --seed-entries ledger entries in SQL
+                      (defaults 100000 and 5000000), run again
   --reads             also measure history reads (implied by --seed-large)
   --read-duration S   measured seconds of reads (default: --duration)
   --database-url URL  use an existing PostgreSQL instead of the embedded one
   --kafka             start a real Kafka broker and publish the outbox to it
-  --webhook           subscribe one webhook endpoint to every event; count deliveries
+  --webhook           subscribe one webhook endpoint to every event; count deliveries; sample the service's oldest
+                      pending delivery each second of the load (judged at --rate: under 10 s)
   --out DIR           where results go, one folder per run (default bench-results)
   --json              print the results as one JSON line (progress goes to stderr)
 
-Variables such as DB_POOL_SIZE or RATE_LIMIT_PER_SECOND pass through to the service.
-Exit status: 0 when every check passes; 1 when one fails (a spec target, the ratio to the
-bound, a failed request, the ledger invariants, the outbox, the webhooks); 2 on bad usage.`;
+Variables such as DB_POOL_SIZE or RATE_LIMIT_PER_SECOND pass through to the service. Exit status: 0 when every
+check passes; 1 when one fails (a spec target, the ratio to the bound, a failed request, the ledger invariants, the
+outbox, the webhooks); 2 on bad usage.`;
 
 export type ParsedCommandLine =
   { kind: 'help' } | { kind: 'error'; message: string } | { kind: 'run'; options: BenchOptions };

@@ -1,18 +1,22 @@
 import { describeShape } from './pgbench';
 import type { BenchSummary, PhaseResult } from './results';
-import { exitStatus, headline } from './verdict';
+import { describeBacklog, exitStatus, headline } from './verdict';
 
 const orNa = (value: number | undefined, unit = '') => (value === undefined ? 'n/a' : `${value}${unit}`);
 
 /** The human-readable summary, the verdict last; results.json holds the same and more. */
 export function printSummary(summary: BenchSummary, files: { json: string; html: string }): void {
-  const rss = summary.serviceMemoryMiB;
+  const { serviceMemoryMiB: rss, webhooks: hooks } = summary;
   const lines = [
     '',
     describeBound(summary),
     ...summary.phases.flatMap(describePhase),
     `outbox           ${summary.outboxDrainS === undefined ? 'NOT drained within 60 s' : `drained ${summary.outboxDrainS} s after the load`} (${summary.mode})`,
-    ...describeWebhooks(summary),
+    ...(hooks
+      ? [
+          `webhooks         ${hooks.received} of ${hooks.expected} events received, ${hooks.duplicates} duplicates, last ${hooks.drainMs} ms after the load`,
+        ]
+      : []),
     `service RSS      ${rss ? `${rss.rss} MiB, peak ${rss.peak} MiB` : 'n/a'} (NODE_OPTIONS ${summary.serviceNodeOptions})`,
     `load average     ${summary.loadAverage1m} (1 min): a busy machine's numbers say little`,
     `invariants       ${summary.invariantViolations.length === 0 ? 'all hold' : summary.invariantViolations.join('\n                 ')}`,
@@ -39,18 +43,11 @@ function describePhase(phase: PhaseResult): string[] {
     `  ${phase.okPerSecond}/s over ${phase.elapsedS} s; latency p50 ${l.p50}, p95 ${l.p95}, p99 ${l.p99}, max ${l.max} ms; errors ${phase.errors}` +
       (phase.errors > 0 ? ` ${JSON.stringify(phase.statuses)}` : ''),
   ];
+  if (phase.webhookBacklog) lines.push(`  webhooks: ${describeBacklog(phase)}`);
   for (const [kind, k] of Object.entries(phase.byKind ?? {})) {
     lines.push(`  ${kind}: ${k.count} reads, p50 ${k.p50}, p95 ${k.p95}, p99 ${k.p99}, max ${k.max} ms`);
   }
   return lines;
-}
-
-function describeWebhooks(summary: BenchSummary): string[] {
-  const hooks = summary.webhooks;
-  if (!hooks) return [];
-  return [
-    `webhooks         ${hooks.received} of ${hooks.expected} events received, ${hooks.duplicates} duplicates, last ${hooks.drainMs} ms after the load`,
-  ];
 }
 
 function describeChecks(summary: BenchSummary): string[] {

@@ -1,6 +1,6 @@
 import { summarise, type SecondBucket } from './load';
 import type { BenchSummary, Check, PhaseResult } from './results';
-import { headline, SPEC } from './verdict';
+import { describeBacklog, headline, SPEC } from './verdict';
 
 /** What the report draws for one phase: its figures, its per-second buckets and every latency. */
 export interface ChartedPhase {
@@ -45,7 +45,8 @@ export function renderReport(title: string, summary: BenchSummary, phases: Chart
     }));
     // Only the open loop's latency is judged: the closed loop's is its clients over its rate.
     const judged = phase.result.workload === 'transfers' && phase.result.loop === 'open';
-    return `<section><h2>${escape(phase.title)}</h2>
+    const backlog = phase.result.webhookBacklog ? `<p>Webhooks: ${escape(describeBacklog(phase.result))}</p>` : '';
+    return `<section><h2>${escape(phase.title)}</h2>${backlog}
 ${lineChart('Throughput (completed per second)', throughput, throughputLines(phase.result, summary))}
 ${lineChart('Latency per second (ms)', latency, judged ? LATENCY_TARGETS : [])}
 </section>`;

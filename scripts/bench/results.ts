@@ -2,7 +2,7 @@ import type { PhaseLoad } from './load';
 import type { BenchOptions } from './options';
 import type { PgbenchBound } from './pgbench';
 import type { SeedResult } from './seed';
-import type { WebhookBenchResult } from './webhook-receiver';
+import type { WebhookBacklog, WebhookBenchResult } from './webhook-receiver';
 
 /** One measured phase: its load figures, and what it measured. */
 export interface PhaseResult extends PhaseLoad {
@@ -11,6 +11,8 @@ export interface PhaseResult extends PhaseLoad {
   database: 'empty' | 'large';
   /** Open loop: the transfers per second offered. */
   offeredPerSecond?: number;
+  /** Transfers with --webhook: the oldest pending delivery and the deliveries per second during the load. */
+  webhookBacklog?: WebhookBacklog;
 }
 
 /** results.json */
