@@ -8,7 +8,7 @@ import { printSummary } from '../scripts/bench/print';
 import { renderReport } from '../scripts/bench/report-html';
 import type { BenchSummary, PhaseResult } from '../scripts/bench/results';
 import { exitStatus, judge } from '../scripts/bench/verdict';
-import { readWebhookMetrics } from '../scripts/bench/webhook-receiver';
+import { readWebhookMetrics } from '../scripts/lib/webhook-metrics';
 import { loadConfig } from '../src/config/app-config';
 import { makeTempDir, removeTempDir } from './support/temp-dir';
 
@@ -22,7 +22,7 @@ describe('the benchmark command line', () => {
     const parsed = parseCommandLine(['--duration', '5', '--loop', 'open', '--rate', '1000', '--seed-large']);
     expect(parsed).toMatchObject({
       kind: 'run',
-      options: { durationS: 5, loop: 'open', rate: 1000, seedLarge: true, reads: true, readDurationS: 5 },
+      options: { durationS: 5, loop: 'open', rate: 1000, seedLarge: true, reads: true },
     });
     const external = parseCommandLine(['--database-url', 'postgres://u:p@db/x', '--kafka', '--webhook']);
     expect(external).toMatchObject({ options: { databaseUrl: 'postgres://u:p@db/x', kafka: true, webhook: true } });

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
+import { readWebhookMetrics } from '../scripts/lib/webhook-metrics';
 import { MoneyPathLoad } from '../src/movements/money-path-load';
 import type { RegisteredUser } from './support/api-client';
 import { waitUntil } from './support/wait';
@@ -96,7 +97,7 @@ describe('webhook deliveries under a sustained rate above the peak floor', () =>
     (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries`)).rows[0].n;
   const oldestPendingAge = async () => {
     const text = (await h.t.api.get('/actuator/prometheus')).text;
-    return Number(/^payments_webhook_oldest_pending_age_seconds\{[^}]*\} (\S+)$/m.exec(text)?.[1]);
+    return readWebhookMetrics(text).oldestPendingS;
   };
 
   it('keeps pace: the backlog stops growing and stays bounded, and every delivery goes out once', async () => {

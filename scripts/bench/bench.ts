@@ -1,8 +1,5 @@
-/**
- * npm run bench -- --help. The bound (pgbench), then transfers over HTTP in a closed loop
- * (capacity) and an open loop (latency), optionally history reads and a large database; the
- * ledger invariants; the verdict (verdict.ts), results.json and report.html. Exit 0, 1 or 2.
- */
+// npm run bench -- --help. The bound (pgbench), then transfers over HTTP in a closed loop (capacity) and an open loop
+// (latency), optionally history reads and a large database; the ledger invariants; the verdict (verdict.ts).
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { Logger } from '@nestjs/common';
@@ -19,7 +16,8 @@ import type { BenchSummary, PhaseResult } from './results';
 import { waitForOutboxDrain, writeResults } from './output';
 import { type SeedResult, seedLarge, seedUpiId } from './seed';
 import { exitStatus, judge } from './verdict';
-import { sampleWebhookBacklog, type WebhookBenchResult } from './webhook-receiver';
+import { sampleWebhookBacklog } from '../lib/webhook-metrics';
+import type { WebhookBenchResult } from './webhook-receiver';
 import { type BenchUser, logInAll, readOperation, registerUsers, transferOperation } from './workload';
 
 interface Run {
@@ -52,7 +50,7 @@ async function main(argv: string[]): Promise<number> {
 async function benchmark(options: BenchOptions): Promise<number> {
   Logger.overrideLogger(['error', 'warn']);
   const runId = randomUUID().slice(0, 8);
-  const write = (line: string) => (options.json ? process.stderr : process.stdout).write(`bench: ${line}\n`);
+  const write = (line: string) => process.stdout.write(`bench: ${line}\n`);
   const env = await startEnvironment(options, runId);
   const db = new Client({ connectionString: env.databaseUrl });
   const http = new HttpDriver(new URL(env.service.baseUrl), options.concurrency);
@@ -64,8 +62,7 @@ async function benchmark(options: BenchOptions): Promise<number> {
     const seed = await runPhases(run, runId);
     const summary = await conclude(run, bound, seed);
     const files = writeResults(options, runId, summary, run.charts);
-    if (options.json) console.log(JSON.stringify({ ...summary, files }));
-    else printSummary(summary, files);
+    printSummary(summary, files);
     return exitStatus(summary.checks);
   } finally {
     http.close();
@@ -123,7 +120,7 @@ async function measureTransfersAndReads(run: Run, users: BenchUser[], readers: B
   }
   if (options.reads) {
     const reads = readOperation(http, readers);
-    await measurePhase(run, { workload: 'history reads', loop: 'closed', database }, reads, options.readDurationS);
+    await measurePhase(run, { workload: 'history reads', loop: 'closed', database }, reads);
   }
 }
 

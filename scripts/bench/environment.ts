@@ -3,6 +3,7 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EmbeddedDatabase } from '../../src/database/embedded-postgres';
+import { primaryUrl } from '../lib/cli-database';
 import { findFreePort, REPO_ROOT, ServiceProcess } from '../lib/service-process';
 import type { BenchOptions } from './options';
 import { startWebhookBench, type WebhookBench } from './webhook-receiver';
@@ -31,6 +32,8 @@ export async function startEnvironment(options: BenchOptions, runId: string): Pr
       url = await embedded.start();
       cleanups.push(() => embedded.stop());
     }
+    const serviceUrl = url; // several hosts: the service follows the primary; the bench uses it
+    url = await primaryUrl(url);
 
     const broker = options.kafka ? { port: String(await findFreePort()), dataDir: join(scratch, 'kafka') } : undefined;
     if (broker) {
@@ -40,7 +43,7 @@ export async function startEnvironment(options: BenchOptions, runId: string): Pr
 
     const webhooks = options.webhook ? await startWebhookBench() : undefined;
     const service = await ServiceProcess.start({
-      DATABASE_URL: url,
+      DATABASE_URL: serviceUrl,
       DATA_DIR: join(scratch, 'service'),
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
       ...(broker ? { KAFKA_BROKERS: `127.0.0.1:${broker.port}`, KAFKA_TOPIC: `bench-${runId}` } : {}),

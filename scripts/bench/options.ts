@@ -18,13 +18,11 @@ export interface BenchOptions {
   seedUsers: number;
   seedEntries: number;
   reads: boolean;
-  readDurationS: number;
   databaseUrl?: string;
   kafka: boolean;
   /** One webhook endpoint subscribed to every event, with a receiver that counts them. */
   webhook: boolean;
   outDir: string;
-  json: boolean;
 }
 
 export const HELP = `Usage: npm run bench -- [options]
@@ -37,25 +35,20 @@ invariants, writes results.json and report.html.
   --loop L            both (default), closed or open
   --duration S        measured seconds of each loop (default 30)
   --concurrency N     closed-loop clients; open-loop connections (default 32)
-  --rate N            open loop: transfers/s offered at fixed times, latency counted from each intended send time
-                      (default 500, the spec's rate per node)
+  --rate N            open loop: transfers/s offered at fixed send times (default 500, the spec's rate per node)
   --warmup S          closed-loop seconds before measuring, and as many at --rate before the open loop (default 5)
-  --users N           users, senders in turn: each sends throughput/N per second, under the per-user limit
-                      RATE_LIMIT_PER_SECOND (default 1000)
+  --users N           users, senders in turn, each under the per-user RATE_LIMIT_PER_SECOND (default 1000)
   --hot N             hot receivers (default 5)
   --hot-share F       share of transfers to a hot receiver, 0..1 (default 0.2)
-  --bound-duration S  seconds of pgbench's TPC-B (default 10; 0 skips it). Needs pgbench (Debian: apt-get install
-                      postgresql-client) or PGBENCH=/path/to/pgbench
+  --bound-duration S  seconds of pgbench's TPC-B (default 10; 0 skips it; PGBENCH=/path/to/pgbench)
   --seed-large        run on the empty database, add --seed-users users and --seed-entries ledger entries in SQL
                       (defaults 100000 and 5000000), run again
   --reads             also measure history reads (implied by --seed-large)
-  --read-duration S   measured seconds of reads (default: --duration)
-  --database-url URL  use an existing PostgreSQL instead of the embedded one
+  --database-url URL  an existing PostgreSQL instead of the embedded one (several hosts: the service gets them all)
   --kafka             start a real Kafka broker and publish the outbox to it
   --webhook           subscribe one webhook endpoint to every event; count deliveries; sample the service's oldest
                       pending delivery each second of the load (judged at --rate: under 10 s)
   --out DIR           where results go, one folder per run (default bench-results)
-  --json              print the results as one JSON line (progress goes to stderr)
 
 Variables such as DB_POOL_SIZE or RATE_LIMIT_PER_SECOND pass through to the service. Exit status: 0 when every
 check passes; 1 when one fails (a spec target, the ratio to the bound, a failed request, the ledger invariants, the
@@ -89,12 +82,10 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
         'seed-users': { type: 'string', default: '100000' },
         'seed-entries': { type: 'string', default: '5000000' },
         reads: { type: 'boolean', default: false },
-        'read-duration': { type: 'string' },
         'database-url': { type: 'string' },
         kafka: { type: 'boolean', default: false },
         webhook: { type: 'boolean', default: false },
         out: { type: 'string', default: 'bench-results' },
-        json: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -118,15 +109,10 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
       seedUsers: integer(values['seed-users'], '--seed-users', 2, 100_000_000),
       seedEntries: integer(values['seed-entries'], '--seed-entries', 0, 10_000_000_000),
       reads: values.reads || values['seed-large'],
-      readDurationS:
-        values['read-duration'] === undefined
-          ? durationS
-          : number(values['read-duration'], '--read-duration', 1, 86_400),
       databaseUrl: values['database-url'],
       kafka: values.kafka,
       webhook: values.webhook,
       outDir: values.out,
-      json: values.json,
     };
     return { kind: 'run', options };
   } catch (error) {

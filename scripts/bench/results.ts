@@ -2,7 +2,8 @@ import type { PhaseLoad } from './load';
 import type { BenchOptions } from './options';
 import type { PgbenchBound } from './pgbench';
 import type { SeedResult } from './seed';
-import type { WebhookBacklog, WebhookBenchResult } from './webhook-receiver';
+import type { WebhookBacklog } from '../lib/webhook-metrics';
+import type { WebhookBenchResult } from './webhook-receiver';
 
 /** One measured phase: its load figures, and what it measured. */
 export interface PhaseResult extends PhaseLoad {

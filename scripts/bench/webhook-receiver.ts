@@ -2,7 +2,6 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { round } from './load';
 
 /** What `--webhook` reports: every event the run produced should have reached the receiver once. */
 export interface WebhookBenchResult {
@@ -17,41 +16,12 @@ export interface WebhookBenchResult {
 
 export type WebhookBench = Awaited<ReturnType<typeof startWebhookBench>>;
 
-/** A load phase's webhooks (issue 38: 11): the oldest pending delivery, sampled each second; deliveries per second. */
-export type WebhookBacklog = Record<'maxOldestPendingS' | 'endOldestPendingS' | 'deliveredPerSecond', number>;
-
-/** From /actuator/prometheus (public): the oldest pending delivery over all endpoints and the deliveries so far. */
-export function readWebhookMetrics(text: string): { oldestPendingS: number; delivered: number } {
-  const values = (pattern: RegExp) => [...text.matchAll(pattern)].map((m) => Number(m[1]));
-  const ages = values(/^payments_webhook_oldest_pending_age_seconds(?:\{[^}]*\})? (\S+)$/gm);
-  const delivered = values(/^payments_webhook_attempts_total\{[^}]*outcome="delivered"[^}]*\} (\S+)$/gm);
-  return { oldestPendingS: Math.max(0, ...ages), delivered: delivered.reduce((sum, n) => sum + n, 0) };
-}
-
-/** Samples the service's webhook metrics once a second from now; the function returned stops and sums up. */
-export async function sampleWebhookBacklog(baseUrl: string) {
-  const scrape = async () => readWebhookMetrics(await (await fetch(`${baseUrl}/actuator/prometheus`)).text());
-  const first = await scrape();
-  const ages: number[] = [];
-  const sample = async () => ages.push((await scrape()).oldestPendingS);
-  const timer = setInterval(() => void sample().catch(() => 0), 1000);
-  return async (elapsedS: number): Promise<WebhookBacklog> => {
-    clearInterval(timer);
-    const last = await scrape();
-    const deliveredPerSecond = round((last.delivered - first.delivered) / elapsedS);
-    const maxOldestPendingS = round(Math.max(last.oldestPendingS, ...ages));
-    return { maxOldestPendingS, endOldestPendingS: round(last.oldestPendingS), deliveredPerSecond };
-  };
-}
-
 const ADMIN_UPI_ID = 'bench.webhook.admin@okbank';
 
 /**
- * A receiver on 127.0.0.1 for the benchmark with one webhook endpoint subscribed to `*`. It
- * answers 204 at once and counts distinct webhook-id values; it does not verify signatures (the
- * webhook tests do), so that it takes little of the CPU the service and PostgreSQL share with it.
- * `serviceEnv` goes into the service's environment (an admin, the development switches);
- * `subscribe` subscribes the receiver once the service serves; `finish` waits for the events.
+ * The --webhook receiver on 127.0.0.1: answers 204 at once and counts distinct webhook-id values
+ * (no signature checks, to leave the CPU to the service). `serviceEnv` configures the service,
+ * `subscribe` subscribes the receiver to `*`, `finish` waits for the events.
  */
 export async function startWebhookBench() {
   const seen = new Map<string, number>();

@@ -80,11 +80,15 @@ function readUrlFile(path: string): string {
   return text;
 }
 
-async function withClient<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {
-  // Several hosts (libpq's form): the writable one, else the first to say why it failed.
+/** Several hosts (libpq's form): the writable one as a one-host URL, else the first host's. */
+export async function primaryUrl(url: string): Promise<string> {
   const locator = new PrimaryLocator(parseDatabaseUrl(url));
   const { primary } = await locator.find();
-  const client = new Client({ connectionString: (primary ?? locator.current).url });
+  return (primary ?? locator.current).url;
+}
+
+async function withClient<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: await primaryUrl(url) });
   try {
     await client.connect();
     return await work(client);
