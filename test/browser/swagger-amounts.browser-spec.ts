@@ -1,8 +1,5 @@
-import { existsSync } from 'node:fs';
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { startTestApp, type TestApp } from '../support/test-app';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(existsSync);
+import type { Page } from 'playwright-core';
+import { swaggerSession } from '../support/swagger-browser';
 
 /** Authorizes the page with a bearer token, as a reader of the docs would. */
 async function authorize(page: Page, token: string): Promise<void> {
@@ -13,30 +10,20 @@ async function authorize(page: Page, token: string): Promise<void> {
 }
 
 describe('Swagger UI shows amounts as the service sent them', () => {
-  let t: TestApp;
-  let browser: Browser;
-  beforeAll(async () => {
-    if (!CHROMIUM) throw new Error('Chromium not found: apt-get install chromium, or set CHROMIUM_PATH');
-    t = await startTestApp();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  const session = swaggerSession();
 
   it('a big balance and a 4-decimal amount read back exactly in the response body', async () => {
     // 18 significant digits: a double keeps about 16, so JSON.parse would round the balance.
-    const alice = await t.api.registerUser({ balance: '12345678896236.0679' });
-    const bob = await t.api.registerUser({ balance: 0 });
-    expect((await t.api.transfer(alice, bob.upiId, '1.5')).status).toBe(201);
-    const sent = await t.api.get(`/api/v1/users/${alice.referenceId}/ledger`, alice.token);
+    const alice = await session.app.api.registerUser({ balance: '12345678896236.0679' });
+    const bob = await session.app.api.registerUser({ balance: 0 });
+    expect((await session.app.api.transfer(alice, bob.upiId, '1.5')).status).toBe(201);
+    const sent = await session.app.api.get(`/api/v1/users/${alice.referenceId}/ledger`, alice.token);
     expect(sent.text).toContain('"balanceAfter":12345678896234.5679');
 
-    const page = await browser.newPage();
+    const page = await session.browser.newPage();
     const pageErrors: string[] = [];
     page.on('pageerror', (error) => pageErrors.push(error.message));
-    await page.goto(`${t.api.baseUrl}/swagger-ui`);
+    await page.goto(`${session.app.api.baseUrl}/swagger-ui`);
     await page.waitForSelector('.opblock', { timeout: 20_000 });
     await authorize(page, alice.token);
     const ledger = page.locator('#operations-Users-UsersController_ledger');

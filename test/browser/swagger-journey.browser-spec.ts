@@ -1,8 +1,5 @@
-import { existsSync } from 'node:fs';
-import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
-import { startTestApp, type TestApp } from '../support/test-app';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(existsSync);
+import type { Locator, Page } from 'playwright-core';
+import { swaggerSession } from '../support/swagger-browser';
 
 interface LiveAnswer {
   status: string;
@@ -33,22 +30,15 @@ async function open(page: Page, id: string): Promise<Locator> {
 }
 
 describe('Swagger UI journey: login, authorize, transfer, replay', () => {
-  let t: TestApp;
-  let browser: Browser;
-  beforeAll(async () => {
-    if (!CHROMIUM) throw new Error('Chromium not found: apt-get install chromium, or set CHROMIUM_PATH');
-    t = await startTestApp();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  const session = swaggerSession();
 
   it('moves money once per fresh try and replays a typed Idempotency-Key', async () => {
-    const [alice, bob] = await Promise.all([t.api.registerUser({ balance: 100 }), t.api.registerUser({ balance: 0 })]);
-    const page = await browser.newPage();
-    await page.goto(`${t.api.baseUrl}/swagger-ui`);
+    const [alice, bob] = await Promise.all([
+      session.app.api.registerUser({ balance: 100 }),
+      session.app.api.registerUser({ balance: 0 }),
+    ]);
+    const page = await session.browser.newPage();
+    await page.goto(`${session.app.api.baseUrl}/swagger-ui`);
     await page.waitForSelector('.opblock', { timeout: 20_000 });
 
     const login = await open(page, 'operations-Authentication-AuthController_login');
@@ -85,7 +75,7 @@ describe('Swagger UI journey: login, authorize, transfer, replay', () => {
     expect(typed[1].headers).toMatch(/idempotent-replayed: true/);
     expect(typed[1].headers).toMatch(/x-request-id: [0-9a-f-]{36}/);
 
-    const account = await t.api.get(`/api/v1/users/upi/${alice.upiId}`, alice.token);
+    const account = await session.app.api.get(`/api/v1/users/upi/${alice.upiId}`, alice.token);
     expect(account.body.balance).toBe(70);
   });
 });

@@ -1,31 +1,17 @@
-import { existsSync } from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
-import { startTestApp, type TestApp } from '../support/test-app';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(existsSync);
+import { swaggerSession } from '../support/swagger-browser';
 
 describe('Swagger UI in a real browser', () => {
-  let t: TestApp;
-  let browser: Browser;
-  beforeAll(async () => {
-    if (!CHROMIUM) throw new Error('Chromium not found: apt-get install chromium, or set CHROMIUM_PATH');
-    t = await startTestApp();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  const session = swaggerSession();
 
   it('renders every operation and logs in with "Try it out"', async () => {
-    const user = await t.api.registerUser();
-    const page = await browser.newPage();
+    const user = await session.app.api.registerUser();
+    const page = await session.browser.newPage();
     const blocked: string[] = [];
     page.on('console', (message) => {
       if (message.type() === 'error') blocked.push(message.text());
     });
 
-    await page.goto(`${t.api.baseUrl}/swagger-ui`);
+    await page.goto(`${session.app.api.baseUrl}/swagger-ui`);
     await page.waitForSelector('.opblock', { timeout: 20_000 });
     const operations = await page.locator('.opblock-summary-path').allInnerTexts();
     for (const path of [
