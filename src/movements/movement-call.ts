@@ -3,7 +3,7 @@ import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { PgErrorCode, pgErrorCode } from '../common/errors/postgres-errors';
 import type { MovementResult, StoredOutcome } from '../idempotency/stored-outcome';
-import { conflictRetryPolicy, isTransactionConflict } from './conflict-retry';
+import { CONFLICT_RETRIES, conflictRetryPolicy, isTransactionConflict } from './conflict-retry';
 import type { MovementResource } from './outcome-renderer';
 
 /**
@@ -40,7 +40,8 @@ export function movementCallStatement(name: string, arity: number): { name: stri
   return statement;
 }
 
-const conflictRetry = conflictRetryPolicy();
+// Entered only after a first attempt met a conflict, so it holds the retries left.
+const conflictRetry = conflictRetryPolicy(CONFLICT_RETRIES - 1);
 
 /**
  * Calls a money movement's SQL function (src/<module>/sql/<fn>.sql) as one prepared statement, one
@@ -55,9 +56,12 @@ export async function callMovement<Parameters>(
   const values = movementArguments(fn, parameters);
   const statement = movementCallStatement(fn.name, values.length);
   try {
-    const { rows } = await conflictRetry.execute(() =>
-      pool.query<{ result: StoredOutcome; replayed: boolean }>({ ...statement, values }),
-    );
+    const call = () => pool.query<{ result: StoredOutcome; replayed: boolean }>({ ...statement, values });
+    // The first attempt goes straight to the pool; only a conflict's victim enters the policy.
+    const { rows } = await call().catch((error: unknown) => {
+      if (!isTransactionConflict(error)) throw error;
+      return conflictRetry.execute(call);
+    });
     return { outcome: rows[0].result, replayed: rows[0].replayed };
   } catch (error) {
     throw translateMovementError(error);
