@@ -1,34 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { DataSource, type MigrationInterface } from 'typeorm';
-import { MIGRATIONS } from '../migrations';
 import { LockoutsNoWeapon1764013600000 } from '../migrations/1764013600000-lockouts-no-weapon';
-import { testUrl, withClient } from './support/db';
+import { migrateUpTo, migrationTimestamp, testUrl, withClient } from './support/db';
 
-const timestampOf = (migration: new () => MigrationInterface) => Number(/\d{13}$/.exec(new migration().name ?? '')![0]);
-const LOCKOUT_MIGRATION = timestampOf(LockoutsNoWeapon1764013600000);
-
-async function migrate(url: string, upTo: (timestamp: number) => boolean): Promise<void> {
-  const dataSource = new DataSource({
-    type: 'postgres',
-    url,
-    migrations: MIGRATIONS.filter((m) => upTo(timestampOf(m))),
-    migrationsTableName: 'schema_migrations',
-    poolSize: 2,
-  });
-  await dataSource.initialize();
-  try {
-    await dataSource.runMigrations({ transaction: 'each' });
-  } finally {
-    await dataSource.destroy();
-  }
-}
+const LOCKOUT_MIGRATION = migrationTimestamp(LockoutsNoWeapon1764013600000);
 
 describe('the issue 38 lockout migration on existing counts', () => {
   const name = `scratch_lockouts_${process.pid}_${Date.now()}`;
   const url = testUrl().replace(/\/[^/?]+(\?.*)?$/, `/${name}`);
   beforeAll(async () => {
     await withClient(testUrl(), (c) => c.query(`CREATE DATABASE ${name}`));
-    await migrate(url, (timestamp) => timestamp < LOCKOUT_MIGRATION);
+    await migrateUpTo(url, (timestamp) => timestamp < LOCKOUT_MIGRATION);
   });
   afterAll(() => withClient(testUrl(), (c) => c.query(`DROP DATABASE ${name} WITH (FORCE)`)));
 
@@ -46,7 +27,7 @@ describe('the issue 38 lockout migration on existing counts', () => {
            ('late.owner@okbank', '198.51.100.9', 5, 'infinity', 5, now() - interval '1 hour'),
            ('ghost@okbank', '*', 5, 'infinity', 5, now() - interval '1 hour')`,
       );
-      await migrate(url, (timestamp) => timestamp <= LOCKOUT_MIGRATION);
+      await migrateUpTo(url, (timestamp) => timestamp <= LOCKOUT_MIGRATION);
 
       const rows = await db.query(
         `SELECT a.upi_id, a.source, a.user_id = u.id AS owners, a.user_id IS NULL AS nobodys,

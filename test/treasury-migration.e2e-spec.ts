@@ -5,7 +5,7 @@ import { TreasuryReversalsHashChain1764000700000 } from '../migrations/176400070
 import { findLedgerViolations } from '../scripts/lib/ledger-invariants';
 import { auditLedger } from '../src/audit/ledger-audit';
 import { migrateAndVerify } from '../src/database/data-source';
-import { testUrl, withClient } from './support/db';
+import { migrateUpTo, migrationTimestamp, testUrl, withClient } from './support/db';
 
 const TREASURY_MIGRATION = new TreasuryReversalsHashChain1764000700000().name;
 
@@ -15,20 +15,7 @@ async function withFirstRoundDatabase(work: (url: string) => Promise<void>): Pro
   const url = testUrl().replace(/\/[^/?]+(\?.*)?$/, `/${name}`);
   await withClient(testUrl(), (c) => c.query(`CREATE DATABASE ${name}`));
   try {
-    const before = MIGRATIONS.filter((m) => Number(/\d{13}$/.exec(new m().name)![0]) < 1764000700000);
-    const dataSource = new DataSource({
-      type: 'postgres',
-      url,
-      migrations: before,
-      migrationsTableName: 'schema_migrations',
-      poolSize: 2,
-    });
-    await dataSource.initialize();
-    try {
-      await dataSource.runMigrations({ transaction: 'each' });
-    } finally {
-      await dataSource.destroy();
-    }
+    await migrateUpTo(url, (timestamp) => timestamp < migrationTimestamp(TreasuryReversalsHashChain1764000700000));
     await work(url);
   } finally {
     await withClient(testUrl(), (c) => c.query(`DROP DATABASE ${name} WITH (FORCE)`));

@@ -1,4 +1,6 @@
 import { Client } from 'pg';
+import { DataSource, type MigrationInterface } from 'typeorm';
+import { MIGRATIONS } from '../../migrations';
 import { createDataSource, migrateAndVerify } from '../../src/database/data-source';
 
 /** A direct connection to the test database, for what HTTP cannot show (locks, stored rows). */
@@ -76,4 +78,25 @@ export async function createScratchDatabase(): Promise<{ url: string; drop: () =
     throw error;
   }
   return { url: urlOf(name), drop };
+}
+
+/** A migration's timestamp, the 13 digits its name ends with. */
+export const migrationTimestamp = (migration: new () => MigrationInterface) =>
+  Number(/\d{13}$/.exec(new migration().name ?? '')![0]);
+
+/** Applies the migrations whose timestamp `upTo` accepts, as an older version of the service would have. */
+export async function migrateUpTo(url: string, upTo: (timestamp: number) => boolean): Promise<void> {
+  const dataSource = new DataSource({
+    type: 'postgres',
+    url,
+    migrations: MIGRATIONS.filter((m) => upTo(migrationTimestamp(m))),
+    migrationsTableName: 'schema_migrations',
+    poolSize: 2,
+  });
+  await dataSource.initialize();
+  try {
+    await dataSource.runMigrations({ transaction: 'each' });
+  } finally {
+    await dataSource.destroy();
+  }
 }
