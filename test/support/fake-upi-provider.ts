@@ -3,12 +3,14 @@ import { delay, FakeHttpServer, type RecordedCall, sendJson } from './fake-http-
 
 export type UpiProviderMode = 'accept' | 'fail' | 'slow' | 'garbage';
 
-/** The UPI verification provider of docs/decisions/0004-provider-contracts.md: POST {upiId} -> {valid, reason?}. */
+/** The UPI verification provider of docs/decisions/0004-provider-contracts.md: POST {upiId} -> {valid, reason?, name?}. */
 export class FakeUpiProvider extends FakeHttpServer {
   mode: UpiProviderMode = 'accept';
   slowMs = 3000;
   /** Lower-cased UPI IDs the provider rejects (valid: false) while it is healthy. */
   readonly rejected = new Set<string>();
+  /** Lower-cased UPI ID → the account holder's name the provider answers with an acceptance. */
+  readonly names = new Map<string, string>();
 
   callsFor(upiId: string): number {
     return this.calls.filter((c) => String(c.body?.upiId).toLowerCase() === upiId.toLowerCase()).length;
@@ -23,6 +25,7 @@ export class FakeUpiProvider extends FakeHttpServer {
     if (this.mode === 'slow') await delay(this.slowMs);
     const upiId = String(call.body?.upiId ?? '').toLowerCase();
     if (this.rejected.has(upiId)) return sendJson(response, 200, { valid: false, reason: 'account closed' });
-    sendJson(response, 200, { valid: true });
+    const name = this.names.get(upiId);
+    sendJson(response, 200, name === undefined ? { valid: true } : { valid: true, name });
   }
 }
