@@ -3,130 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
-import { Client } from 'pg';
-import { findLedgerViolations } from '../../scripts/lib/ledger-invariants';
 import { ServiceProcess } from '../../scripts/lib/service-process';
 import { EmbeddedDatabase } from '../../src/database/embedded-postgres';
 import { embeddedPasswords, embeddedUrl, SUPERUSER } from '../../src/database/embedded-roles';
-import { ApiClient, newIdempotencyKey, type RegisteredUser } from '../support/api-client';
+import { ApiClient, type RegisteredUser } from '../support/api-client';
 import { TEST_JWT_SECRET } from '../support/jwt';
+import { expectMoneyIntact, expectNoServerErrors, TransferLoad } from '../support/transfer-load';
 
 const USERS = 12;
 const OPENING_BALANCE = 1000;
 const WORKERS = 8;
-
-interface Attempt {
-  key: string;
-  sender: RegisteredUser;
-  receiverUpiId: string;
-  amount: string;
-  at: number;
-  status?: number;
-  body?: { referenceId: string; type?: string; detail?: string };
-  retryAfter?: string | null;
-  contentType?: string | null;
-}
-
-/**
- * 8 clients send transfers with idempotency keys, without pause, while the test takes the
- * database away and gives it back. The Node process is never restarted.
- */
-class TransferLoad {
-  readonly attempts: Attempt[] = [];
-  private running = true;
-  private readonly workers: Promise<void>[];
-
-  constructor(
-    private readonly api: ApiClient,
-    private readonly users: RegisteredUser[],
-  ) {
-    this.workers = Array.from({ length: WORKERS }, (_, seed) => this.worker(seed));
-  }
-
-  private async worker(seed: number): Promise<void> {
-    for (let i = seed; this.running; i += WORKERS) {
-      const sender = this.users[i % USERS];
-      const receiver = this.users[(i * 7 + 3) % USERS];
-      if (receiver === sender) continue;
-      const attempt: Attempt = {
-        key: newIdempotencyKey(),
-        sender,
-        receiverUpiId: receiver.upiId,
-        amount: `${1 + (i % 37)}.${String(i % 100).padStart(2, '0')}`,
-        at: Date.now(),
-      };
-      this.attempts.push(attempt);
-      await this.send(attempt);
-      // A client backs off a little on 503 (less than Retry-After, to see the recovery promptly).
-      if (attempt.status === 503) await sleep(100);
-    }
-  }
-
-  async send(attempt: Attempt): Promise<void> {
-    const response = await this.api.transfer(attempt.sender, attempt.receiverUpiId, attempt.amount, {
-      key: attempt.key,
-    });
-    attempt.status = response.status;
-    attempt.body = response.body;
-    attempt.retryAfter = response.headers.get('retry-after');
-    attempt.contentType = response.headers.get('content-type');
-  }
-
-  /** Resolves with the time of the first 201 to a transfer sent after `since`. */
-  async firstSuccessAfter(since: number, timeoutMs: number): Promise<number> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      const success = this.attempts.find((a) => a.at >= since && a.status === 201);
-      if (success) return success.at;
-      await sleep(50);
-    }
-    throw new Error(`no transfer succeeded within ${timeoutMs} ms after the database returned`);
-  }
-
-  async stop(): Promise<void> {
-    this.running = false;
-    await Promise.all(this.workers);
-  }
-}
-
-/** During the outage: only 201, 503 problems with Retry-After, or a business 422; never a 500. */
-function expectNoServerErrors(attempts: Attempt[]): void {
-  const unexpected = attempts.filter(
-    (a) => !(a.status === 201 || a.status === 503 || (a.status === 422 && /insufficient-balance$/.test(a.body!.type!))),
-  );
-  expect(unexpected.map((a) => ({ status: a.status, body: a.body }))).toEqual([]);
-  for (const attempt of attempts.filter((a) => a.status === 503)) {
-    expect(attempt.body?.type).toMatch(/\/service-unavailable$/);
-    expect(attempt.contentType).toMatch(/^application\/problem\+json/);
-    expect(Number(attempt.retryAfter)).toBeGreaterThan(0);
-  }
-}
-
-/** Retry every 503 with its key, then: each acknowledged transfer exists exactly once and no money moved otherwise. */
-async function expectMoneyIntact(load: TransferLoad, users: RegisteredUser[], url: string): Promise<void> {
-  for (const attempt of load.attempts.filter((a) => a.status === 503)) await load.send(attempt);
-  expect(load.attempts.filter((a) => a.status !== 201 && a.status !== 422)).toEqual([]);
-  const db = new Client({ connectionString: url });
-  await db.connect();
-  try {
-    const succeeded = load.attempts.filter((a) => a.status === 201);
-    const stored = await db.query(
-      `SELECT t.reference_id::text, t.amount::text FROM transactions t JOIN users u ON u.id = t.sender_id
-       WHERE u.reference_id = ANY($1::uuid[])`,
-      [users.map((u) => u.referenceId)],
-    );
-    const storedAmounts = new Map(stored.rows.map((row) => [row.reference_id, Number(row.amount)]));
-    expect(storedAmounts.size).toBe(succeeded.length);
-    for (const attempt of succeeded) expect(storedAmounts.get(attempt.body!.referenceId)).toBe(Number(attempt.amount));
-    expect(await findLedgerViolations(db, { userReferenceIds: users.map((u) => u.referenceId) })).toEqual([]);
-    const total = await db.query('SELECT sum(balance)::text AS total FROM users WHERE reference_id = ANY($1::uuid[])', [
-      users.map((u) => u.referenceId),
-    ]);
-    expect(total.rows[0].total).toBe(`${USERS * OPENING_BALANCE}.0000`);
-  } finally {
-    await db.end();
-  }
-}
 
 async function registerUsers(api: ApiClient): Promise<RegisteredUser[]> {
   return Promise.all(Array.from({ length: USERS }, () => api.registerUser({ balance: OPENING_BALANCE })));
@@ -154,7 +40,7 @@ describe('database loss under load', () => {
     try {
       const api = new ApiClient(service.baseUrl);
       const users = await registerUsers(api);
-      const load = new TransferLoad(api, users);
+      const load = new TransferLoad(api, users, WORKERS, true);
       await sleep(1500);
 
       const [pid, , , port] = readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n');
@@ -174,7 +60,7 @@ describe('database loss under load', () => {
       expect(service.child.exitCode).toBeNull(); // the same Node process throughout
       expect((await fetch(`${service.baseUrl}/actuator/health/liveness`)).status).toBe(200);
       const superuserUrl = embeddedUrl(SUPERUSER, embeddedPasswords(dataDir).superuser, Number(port));
-      await expectMoneyIntact(load, users, superuserUrl);
+      await expectMoneyIntact(load, users, OPENING_BALANCE, superuserUrl);
     } finally {
       expect(await service.stop('SIGTERM')).toBe(0);
     }
@@ -194,7 +80,7 @@ describe('database loss under load', () => {
     try {
       const api = new ApiClient(service.baseUrl);
       const users = await registerUsers(api);
-      const load = new TransferLoad(api, users);
+      const load = new TransferLoad(api, users, WORKERS, true);
       await sleep(1500);
 
       const stoppedAt = Date.now();
@@ -212,7 +98,7 @@ describe('database loss under load', () => {
       expectNoServerErrors(load.attempts);
       expect(service.child.exitCode).toBeNull();
       expect((await fetch(`${service.baseUrl}/actuator/health/readiness`)).status).toBe(200);
-      await expectMoneyIntact(load, users, url);
+      await expectMoneyIntact(load, users, OPENING_BALANCE, url);
     } finally {
       expect(await service.stop('SIGTERM')).toBe(0);
       await database.stop();
