@@ -20,10 +20,7 @@ module.exports = {
   // A test that writes to the console or raises a process warning fails (README, Tests).
   setupFilesAfterEnv: ['<rootDir>/test/support/quiet-output.ts'],
   testTimeout: 30000,
-  // Three workers on the two cores CI has: many end-to-end files spend most of their time waiting
-  // (a broker outage, a lock running out, a cluster electing a leader), and a third worker uses the
-  // CPU they leave idle. `npm test -- --maxWorkers=2` for fewer.
-  maxWorkers: 3,
+  maxWorkers: 2,
   // Why: a worker's heap grows from file to file, to 1.6 GB (2 GB resident) by the end of `npm test`.
   // Exiting with that heap took longer than the 500 ms Jest grants a worker at the end, so Jest
   // force-exited it ("A worker process has failed to exit gracefully") with no handle left open.
