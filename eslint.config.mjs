@@ -12,6 +12,7 @@ export default tseslint.config(
       'jest.config.js',
       'jest.browser.config.js',
       'jest.quick.config.js',
+      'jest.repo.config.js',
       'clients/typescript/dist/**',
     ],
   },

@@ -5,7 +5,7 @@
  * `prepare` compiles) and `npm start` (before the build).
  * Plain CommonJS with no dependencies and no newer syntax, so that even an old Node runs it and
  * prints what to do instead of `tsc: not found` or a bare EBADENGINE.
- * src/boot/node-guard.ts guards the built entry the same way (test/node-guard.e2e-spec.ts keeps
+ * src/boot/node-guard.ts guards the built entry the same way (test/process/node-guard.e2e-spec.ts keeps
  * the two messages equal).
  */
 /* global module, process, require */

@@ -3,7 +3,7 @@
  * starts (V8 sizes its heap before any JavaScript runs, so the service cannot apply them itself):
  * by package.json "start", docker/Dockerfile, ops/kubernetes/deployment.yaml and the harness that
  * the benchmark and the tests start the service through (scripts/lib/service-process.ts), so the
- * benchmark measures what production runs. test/heap-settings.e2e-spec.ts keeps them all equal.
+ * benchmark measures what production runs. test/process/heap-settings.e2e-spec.ts keeps them all equal.
  *
  * Why: without them V8 sizes the heap from the machine's memory. On a large host that is a 4 GiB
  * limit, 64 MiB semi-spaces and an old space allowed to grow to four times the live set before a

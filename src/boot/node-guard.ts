@@ -4,7 +4,7 @@
  * later in confusing ways (bodies with numbers refused as "not valid JSON"). `npm ci` and
  * `npm start` run the plain-JS twin of this check, scripts/boot/node-guard.cjs, before any build
  * step; this one guards the built entry (`node dist/src/main.js`, the image). Both say the same
- * (test/node-guard.e2e-spec.ts). This file must stay free of imports and of newer syntax.
+ * (test/process/node-guard.e2e-spec.ts). This file must stay free of imports and of newer syntax.
  */
 export const REQUIRED_NODE = { major: 24, minor: 11 };
 // The version CI provisions from the npm registry (.ci/run).

@@ -4,7 +4,7 @@ type Json = Record<string, any>;
  * Whole-body examples for operations whose schema-composed example would mislead. Swagger UI
  * otherwise builds one from every property's example: the plain transfer's 201 would show the
  * reversal-only `originalReferenceId` and `reversedAmount`, and the registration body would carry
- * a PIN, after which the README's PIN-less login answers 401. test/docs-examples.e2e-spec.ts sends
+ * a PIN, after which the README's PIN-less login answers 401. test/docs/docs-examples.e2e-spec.ts sends
  * these examples and compares them with real answers.
  */
 const OPERATION_EXAMPLES: { path: string; method: string; where: 'request' | '201'; value: Json }[] = [

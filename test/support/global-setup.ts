@@ -24,7 +24,7 @@ export async function startTestDatabase(): Promise<void> {
   if (!url) {
     const dataDir = makeTempDir('payments-test', { forPostgres: true });
     process.env.TEST_DATA_DIR = dataDir;
-    // Tests try wrong passwords on purpose (test/boot.e2e-spec.ts): those FATALs are not the run's news.
+    // Tests try wrong passwords on purpose (test/process/boot.e2e-spec.ts): those FATALs are not the run's news.
     const database = new EmbeddedDatabase({ dataDir, fsync: false, failedLoginsExpected: true });
     try {
       url = await database.start();

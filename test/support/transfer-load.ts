@@ -15,7 +15,11 @@ export interface Attempt {
   contentType?: string | null;
 }
 
-/** Clients sending transfers with idempotency keys, without pause, while a test breaks something. */
+/**
+ * Clients sending transfers with idempotency keys, without pause, while a test breaks something.
+ * A dropped connection leaves its attempt unanswered, to be retried with its key; with
+ * `everyRequestAnswered` it fails the load instead (the fault must never cost an answer).
+ */
 export class TransferLoad {
   readonly attempts: Attempt[] = [];
   private running = true;
@@ -25,6 +29,7 @@ export class TransferLoad {
     private readonly api: ApiClient,
     private readonly users: RegisteredUser[],
     workers = 4,
+    private readonly everyRequestAnswered = false,
   ) {
     this.workers = Array.from({ length: workers }, (_, seed) => this.worker(seed, workers));
   }
@@ -50,9 +55,8 @@ export class TransferLoad {
   }
 
   async send(attempt: Attempt): Promise<void> {
-    const response = await this.api
-      .transfer(attempt.sender, attempt.receiverUpiId, attempt.amount, { key: attempt.key })
-      .catch(() => undefined);
+    const answer = this.api.transfer(attempt.sender, attempt.receiverUpiId, attempt.amount, { key: attempt.key });
+    const response = this.everyRequestAnswered ? await answer : await answer.catch(() => undefined);
     if (!response) return; // a dropped connection: no answer, so nothing acknowledged
     attempt.status = response.status;
     attempt.body = response.body;
