@@ -6,9 +6,12 @@
 -- exists under it. Creating a partition locks its parent briefly; waiting more than 5 s for that
 -- lock (a long transaction on the table) fails the call, and the partitions job tries again later.
 -- The partitions job calls it for the database clock's now, a seed or a restore for past months.
+-- SECURITY DEFINER: only the tables' owner may add partitions, and the service's role calls this.
 CREATE OR REPLACE FUNCTION ensure_partitions(p_table text, p_from timestamptz, p_to timestamptz)
 RETURNS integer
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, public
 SET lock_timeout = '5s'
 AS $$
 DECLARE
