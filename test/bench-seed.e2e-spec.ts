@@ -1,5 +1,5 @@
 import { findLedgerViolations } from '../scripts/lib/ledger-invariants';
-import { planSeed, seedLarge } from '../scripts/bench/seed';
+import { planSeed, seedLarge } from '../scripts/lib/seed-large';
 import { auditLedger } from '../src/audit/ledger-audit';
 import { withClient, withScratchDatabase } from './support/db';
 

@@ -1,3 +1,4 @@
+import { describeBytes } from '../lib/bytes-per-transfer';
 import { describeShape } from './pgbench';
 import type { BenchSummary, PhaseResult } from './results';
 import { describeBacklog, exitStatus, headline } from './verdict';
@@ -11,6 +12,10 @@ export function printSummary(summary: BenchSummary, files: { json: string; html:
     '',
     describeBound(summary),
     ...summary.phases.flatMap(describePhase),
+    ...Object.entries(summary.bytesPerTransfer ?? {}).map(
+      ([database, bytes]) =>
+        `bytes/transfer   ${database}: ${describeBytes(bytes, summary.bound?.walBytesPerTransaction)}`,
+    ),
     `outbox           ${summary.outboxDrainS === undefined ? 'NOT drained within 60 s' : `drained ${summary.outboxDrainS} s after the load`} (${summary.mode})`,
     ...(hooks
       ? [
