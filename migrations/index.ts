@@ -19,6 +19,8 @@ import { MovementSkeleton1764013000000 } from './1764013000000-movement-skeleton
 import { LockoutsNoWeapon1764013600000 } from './1764013600000-lockouts-no-weapon';
 import { PaymentRequestDecidesFirst1764013800000 } from './1764013800000-payment-request-decides-first';
 import { OpenPaymentRequestsIndex1764015200000 } from './1764015200000-open-payment-requests-index';
+import { OutboxEventsWithoutCopies1764021000000 } from './1764021000000-outbox-events-without-copies';
+import { IdempotencyKeysWithoutAnswers1764021100000 } from './1764021100000-idempotency-keys-without-answers';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -43,4 +45,6 @@ export const MIGRATIONS = [
   LockoutsNoWeapon1764013600000,
   PaymentRequestDecidesFirst1764013800000,
   OpenPaymentRequestsIndex1764015200000,
+  OutboxEventsWithoutCopies1764021000000,
+  IdempotencyKeysWithoutAnswers1764021100000,
 ];

@@ -208,14 +208,10 @@ function seedStatements(plan: SeedPlan, nonce: string, base: Record<string, stri
             CASE WHEN e = 0 AND i = 0 THEN ${b} - a WHEN e = 0 THEN ${b} WHEN r = 0 THEN ${b} ELSE ${b} + a END,
             at
      FROM (${transfers}) s CROSS JOIN (VALUES (0), (1)) v(e)`,
-    `INSERT INTO outbox_events (id, event_id, event_type, aggregate_key, payload, created_at, published_at, attempts)
+    // The event as the service writes a plain transfer's: its transaction names key and payload.
+    `INSERT INTO outbox_events (id, event_id, event_type, transaction_id, created_at, published_at, attempts)
      OVERRIDING SYSTEM VALUE
-     SELECT ${base.events} + k + 1, ${uuid('e', 'k')}, 'TransferCompleted', ${upi('i')},
-            -- The event as the service writes it; seeded UPI IDs and numbers need no JSON escaping.
-            format('{"eventId":"%s","eventType":"TransferCompleted","occurredAt":"%s","transactionId":%s,"transactionReferenceId":"%s","senderUpiId":"%s","receiverUpiId":"%s","amount":"%s","currency":"INR","note":null}',
-              ${uuid('e', 'k')}, iso_millis(at),
-              ${base.transactions} + k + 1, ${uuid('t', 'k')}, ${upi('i')}, ${upi('r')}, a),
-            at, at, 1
+     SELECT ${base.events} + k + 1, ${uuid('e', 'k')}, 'TransferCompleted', ${base.transactions} + k + 1, at, at, 1
      FROM (${transfers}) s`,
   ];
 }
