@@ -20,7 +20,9 @@ export interface SeedResult extends SeedPlan {
 const OPENING_BALANCE = 1_000_000;
 const LEDGER_COLUMNS =
   'id, user_id, transaction_id, transaction_reference_id, entry_type, amount, balance_before, balance_after, created_at';
-const HISTORY_DAYS = 365;
+const HISTORY_DAYS = 400;
+/** The tables the seed writes history into, past partitions made first when they are partitioned. */
+const HISTORY_TABLES = ['transactions', 'ledger_entries', 'outbox_events'];
 
 /** At least `entries` ledger entries in whole rounds (the balance chains are closed-form per round). */
 export function planSeed(users: number, entries: number): SeedPlan {
@@ -50,7 +52,8 @@ export async function seedLarge(db: ClientBase, users: number, entries: number):
     await db.query(`SET LOCAL maintenance_work_mem = '256MB'`);
     await db.query(`SET LOCAL work_mem = '64MB'`);
     await skipForeignKeyChecks(db);
-    const indexes = await dropSecondaryIndexes(db, ['transactions', 'ledger_entries', 'outbox_events']);
+    await ensurePastPartitions(db);
+    const indexes = await dropSecondaryIndexes(db, HISTORY_TABLES);
     const base = (
       await db.query(`
       SELECT (SELECT coalesce(max(id), 0) FROM users)::bigint AS users,
@@ -147,6 +150,22 @@ async function moveAccountHeads(db: ClientBase, baseEntry: string): Promise<void
   );
 }
 
+/**
+ * With partitioned tables (ensure_partitions, src/partitions/), the partitions of the whole seeded
+ * history, as a restore makes them; nothing to do on tables that are not partitioned.
+ */
+async function ensurePastPartitions(db: ClientBase): Promise<void> {
+  const { rows } = await db.query<{ present: boolean }>(
+    `SELECT to_regprocedure('ensure_partitions(text, timestamptz, timestamptz)') IS NOT NULL AS present`,
+  );
+  if (!rows[0].present) return;
+  await db.query(
+    `SELECT ensure_partitions(t, now() - interval '${HISTORY_DAYS + 2} days', now() + interval '1 day')
+     FROM unnest($1::text[]) AS t`,
+    [HISTORY_TABLES],
+  );
+}
+
 async function skipForeignKeyChecks(db: ClientBase): Promise<void> {
   await db.query('SAVEPOINT replica_role');
   try {
@@ -166,7 +185,8 @@ async function dropSecondaryIndexes(db: ClientBase, tables: string[]): Promise<s
     [tables],
   );
   for (const row of rows) await db.query(`DROP INDEX ${row.name}`);
-  return rows.map((row) => row.definition as string);
+  // A partitioned table's index is printed ON ONLY the parent; made again on the whole table.
+  return rows.map((row) => (row.definition as string).replace(' ON ONLY ', ' ON '));
 }
 
 function seedStatements(plan: SeedPlan, nonce: string, base: Record<string, string>): string[] {
