@@ -19,6 +19,8 @@ import { MovementSkeleton1764013000000 } from './1764013000000-movement-skeleton
 import { LockoutsNoWeapon1764013600000 } from './1764013600000-lockouts-no-weapon';
 import { PaymentRequestDecidesFirst1764013800000 } from './1764013800000-payment-request-decides-first';
 import { OpenPaymentRequestsIndex1764015200000 } from './1764015200000-open-payment-requests-index';
+import { PartitionMoneyRecords1764020000000 } from './1764020000000-partition-money-records';
+import { PartitionShortLivedTables1764020100000 } from './1764020100000-partition-short-lived-tables';
 import { OutboxEventsWithoutCopies1764021000000 } from './1764021000000-outbox-events-without-copies';
 import { IdempotencyKeysWithoutAnswers1764021100000 } from './1764021100000-idempotency-keys-without-answers';
 
@@ -45,6 +47,8 @@ export const MIGRATIONS = [
   LockoutsNoWeapon1764013600000,
   PaymentRequestDecidesFirst1764013800000,
   OpenPaymentRequestsIndex1764015200000,
+  PartitionMoneyRecords1764020000000,
+  PartitionShortLivedTables1764020100000,
   OutboxEventsWithoutCopies1764021000000,
   IdempotencyKeysWithoutAnswers1764021100000,
 ];

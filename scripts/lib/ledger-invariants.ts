@@ -43,7 +43,7 @@ const CHECKS: Check[] = [
         count(l.id) AS entries
       FROM transactions t LEFT JOIN ledger_entries l ON l.transaction_id = t.id
       WHERE t.type <> 'DEPOSIT' AND (t.sender_id IN (${IN_SCOPE_USERS}) OR t.receiver_id IN (${IN_SCOPE_USERS}))
-      GROUP BY t.id
+      GROUP BY t.id, t.created_at
       HAVING count(*) FILTER (WHERE l.entry_type = 'DEBIT' AND l.user_id = t.sender_id AND l.amount = t.amount) <> 1
           OR count(*) FILTER (WHERE l.entry_type = 'CREDIT' AND l.user_id = t.receiver_id AND l.amount = t.amount) <> 1
           OR count(l.id) <> 2`,
@@ -80,14 +80,17 @@ const CHECKS: Check[] = [
         AND t.user_id IN ${TREASURY} AND t.entry_type = 'DEBIT'
       WHERE l.user_id IN (${IN_SCOPE_USERS}) AND l.user_id NOT IN ${TREASURY} AND l.entry_type = 'CREDIT'
         AND (l.transaction_id IS NULL OR x.type = 'DEPOSIT')
-      GROUP BY l.id HAVING l.amount <> coalesce(sum(t.amount), 0)`,
+      GROUP BY l.id, l.created_at HAVING l.amount <> coalesce(sum(t.amount), 0)`,
   },
   {
+    // Outbox events go with their daily partition after OUTBOX_RETENTION_DAYS: transfers older than
+    // the oldest partition left have none.
     name: 'every transfer has exactly one outbox event, and every event a transfer',
     sql: `
       SELECT coalesce(t.reference_id::text, e.ref) AS reference_id, count(e.ref) AS events, count(t.id) AS transfers
       FROM (SELECT id, reference_id FROM transactions
-            WHERE type <> 'DEPOSIT' AND (sender_id IN (${IN_SCOPE_USERS}) OR receiver_id IN (${IN_SCOPE_USERS}))) t
+            WHERE type <> 'DEPOSIT' AND (sender_id IN (${IN_SCOPE_USERS}) OR receiver_id IN (${IN_SCOPE_USERS}))
+              AND created_at >= (SELECT coalesce(min(range_start), '-infinity') FROM partition_ranges('outbox_events'))) t
       FULL JOIN (SELECT payload::jsonb->>'transactionReferenceId' AS ref FROM outbox_messages()
                  WHERE $1::uuid[] IS NULL OR aggregate_key IN (SELECT upi_id FROM users WHERE id IN (${IN_SCOPE_USERS}))) e
         ON e.ref = t.reference_id::text

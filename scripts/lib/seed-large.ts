@@ -52,7 +52,7 @@ export async function seedLarge(db: ClientBase, users: number, entries: number):
     await db.query(`SET LOCAL maintenance_work_mem = '256MB'`);
     await db.query(`SET LOCAL work_mem = '64MB'`);
     await skipForeignKeyChecks(db);
-    await ensurePastPartitions(db);
+    await makeHistoryPartitions(db);
     const indexes = await dropSecondaryIndexes(db, HISTORY_TABLES);
     const base = (
       await db.query(`
@@ -150,22 +150,6 @@ async function moveAccountHeads(db: ClientBase, baseEntry: string): Promise<void
   );
 }
 
-/**
- * With partitioned tables (ensure_partitions, src/partitions/), the partitions of the whole seeded
- * history, as a restore makes them; nothing to do on tables that are not partitioned.
- */
-async function ensurePastPartitions(db: ClientBase): Promise<void> {
-  const { rows } = await db.query<{ present: boolean }>(
-    `SELECT to_regprocedure('ensure_partitions(text, timestamptz, timestamptz)') IS NOT NULL AS present`,
-  );
-  if (!rows[0].present) return;
-  await db.query(
-    `SELECT ensure_partitions(t, now() - interval '${HISTORY_DAYS + 2} days', now() + interval '1 day')
-     FROM unnest($1::text[]) AS t`,
-    [HISTORY_TABLES],
-  );
-}
-
 async function skipForeignKeyChecks(db: ClientBase): Promise<void> {
   await db.query('SAVEPOINT replica_role');
   try {
@@ -173,6 +157,15 @@ async function skipForeignKeyChecks(db: ClientBase): Promise<void> {
   } catch {
     await db.query('ROLLBACK TO SAVEPOINT replica_role'); // Not a superuser: the checks run, slower.
   }
+}
+
+/** The partitions the seeded history falls in (src/partitions/sql/ensure_partitions.sql), as a restore makes them. */
+async function makeHistoryPartitions(db: ClientBase): Promise<void> {
+  await db.query(
+    `SELECT ensure_partitions(t, now() - interval '${HISTORY_DAYS + 2} days', now() + interval '1 day')
+     FROM unnest($1::text[]) AS t`,
+    [HISTORY_TABLES],
+  );
 }
 
 /** Drops the indexes no constraint depends on and returns the statements that recreate them. */
