@@ -1,4 +1,5 @@
 import { describeBytes } from '../lib/bytes-per-transfer';
+import { largeAgainstEmpty } from '../lib/large-against-empty';
 import { describeShape } from './pgbench';
 import type { BenchSummary, PhaseResult } from './results';
 import { describeBacklog, exitStatus, headline } from './verdict';
@@ -16,6 +17,7 @@ export function printSummary(summary: BenchSummary, files: { json: string; html:
       ([database, bytes]) =>
         `bytes/transfer   ${database}: ${describeBytes(bytes, summary.bound?.walBytesPerTransaction)}`,
     ),
+    ...largeAgainstEmpty(summary.phases).map((line) => `large database   ${line}`),
     `outbox           ${summary.outboxDrainS === undefined ? 'NOT drained within 60 s' : `drained ${summary.outboxDrainS} s after the load`} (${summary.mode})`,
     ...(hooks
       ? [
