@@ -11,11 +11,14 @@ import { partitionInPlace } from './1764020000000-partition-money-records';
  * - uq_outbox_events_event_id becomes (event_id, created_at): an event id is a random UUID the
  *   movement mints, once per event. A webhook delivery carries its event's created_at, so the
  *   delivery worker reads the event's JSON from one partition;
- * - uq_idempotency_keys_owner_key becomes (owner_upi_id, idempotency_key, created_at). That one
- *   (owner, key) names one request across partitions is kept by the key's transaction-scoped
- *   advisory lock, which every writer takes (idempotency_claim, idempotency_claim_batch) before it
- *   looks the key up in every live partition, so a key first used at 23:59 replays at 00:01; its
- *   partition is dropped only once the whole day is older than IDEMPOTENCY_TTL_HOURS;
+ * - uq_idempotency_keys_owner_key goes from the parent: a partitioned unique index must hold
+ *   created_at, and (owner, key, created_at) would let a writer that does not take the key's lock
+ *   write a twin. Each daily partition has its own unique index on (owner_upi_id, idempotency_key)
+ *   instead, made with it by ensure_partitions (<partition>_owner_key), which also serves the
+ *   look-ups. Across days, the key's transaction-scoped advisory lock, which every writer takes
+ *   (idempotency_claim, idempotency_claim_batch) before it looks the key up in every live
+ *   partition, keeps one (owner, key) to one request: a key first used at 23:59 replays at 00:01.
+ *   A partition is dropped only once its whole day is older than IDEMPOTENCY_TTL_HOURS;
  * - ix_idempotency_keys_created and ix_webhook_deliveries_finished served the row-by-row purges
  *   and go with them;
  * - uq_webhook_deliveries_reference_id becomes (reference_id, created_at).
@@ -31,8 +34,6 @@ export class PartitionShortLivedTables1764020100000 implements MigrationInterfac
     ]);
     await partitionInPlace(db, 'idempotency_keys', [
       `ALTER TABLE "idempotency_keys" ADD CONSTRAINT "pk_idempotency_keys" PRIMARY KEY ("id", "created_at")`,
-      `CREATE UNIQUE INDEX "uq_idempotency_keys_owner_key"
-         ON "idempotency_keys" ("owner_upi_id", "idempotency_key", "created_at")`,
     ]);
     await partitionInPlace(db, 'webhook_deliveries', [
       `ALTER TABLE "webhook_deliveries" ADD CONSTRAINT "pk_webhook_deliveries" PRIMARY KEY ("id", "created_at")`,

@@ -3,10 +3,10 @@
 -- what a replay needs (idempotency_stored_outcome.sql); response_status is the
 -- operators' one-glance summary, looked up from the code (outcome_response_status.sql, generated
 -- from the service's outcome vocabulary): the movement itself writes only a code and its data.
--- One (owner, key) is one request across the daily partitions because every writer takes the
--- key's lock before its claim looks the key up in all of them; uq_idempotency_keys_owner_key holds
--- created_at (a partitioned table's unique index must), so it is the backstop only within one
--- instant: a conflict there, waited for 2 s at most, aborts this movement with 55P03 (409).
+-- The unique index of the day's partition on (owner, key) stays the backstop against a writer that
+-- does not take the claim's lock (a hand-written row): the insert waits at most 2 s for such a row
+-- in flight, and finding one aborts this movement with 55P03 (409); a retry replays the other's
+-- outcome. Across days, the key's lock keeps one (owner, key) to one request (ensure_partitions.sql).
 CREATE OR REPLACE FUNCTION idempotency_finish(
   p_owner text,
   p_idempotency_key text,

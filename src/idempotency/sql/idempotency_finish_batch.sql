@@ -2,9 +2,9 @@
 -- batch's transaction (idempotency_finish.sql for many items at once), each kept as
 -- idempotency_stored_outcome.sql says: the code decides the status
 -- and, through outcome_response_status.sql, the operators' one-glance response_status.
--- The keys' locks keep one (owner, key) to one request across partitions (idempotency_finish.sql);
--- a conflict on the unique index (within one instant), waited for 2 s at most, aborts the whole
--- batch with 55P03, and the service then runs each item alone, where that key answers 409.
+-- The unique index of the day's partition on (owner, key) stays the backstop against a writer that
+-- does not take the key's lock: a row already there, or in flight (waited for 2 s at most), aborts
+-- the whole batch with 55P03, and the service then runs each item alone, where that key answers 409.
 CREATE OR REPLACE FUNCTION idempotency_finish_batch(
   p_owner text[],
   p_idempotency_key text[],
