@@ -21,6 +21,9 @@ import { PaymentRequestDecidesFirst1764013800000 } from './1764013800000-payment
 import { OpenPaymentRequestsIndex1764015200000 } from './1764015200000-open-payment-requests-index';
 import { PartitionMoneyRecords1764020000000 } from './1764020000000-partition-money-records';
 import { PartitionShortLivedTables1764020100000 } from './1764020100000-partition-short-lived-tables';
+import { OutboxEventsWithoutCopies1764021000000 } from './1764021000000-outbox-events-without-copies';
+import { IdempotencyKeysWithoutAnswers1764021100000 } from './1764021100000-idempotency-keys-without-answers';
+import { DropUnusedIndexes1764021200000 } from './1764021200000-drop-unused-indexes';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -47,4 +50,7 @@ export const MIGRATIONS = [
   OpenPaymentRequestsIndex1764015200000,
   PartitionMoneyRecords1764020000000,
   PartitionShortLivedTables1764020100000,
+  OutboxEventsWithoutCopies1764021000000,
+  IdempotencyKeysWithoutAnswers1764021100000,
+  DropUnusedIndexes1764021200000,
 ];

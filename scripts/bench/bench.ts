@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { Logger } from '@nestjs/common';
 import { Client } from 'pg';
+import { measureBytesPerTransfer } from '../lib/bytes-per-transfer';
 import { findLedgerViolations } from '../lib/ledger-invariants';
 import { type BenchEnvironment, startEnvironment } from './environment';
 import { HttpDriver } from './http-driver';
@@ -14,7 +15,7 @@ import { printSummary } from './print';
 import type { ChartedPhase } from './report-html';
 import type { BenchSummary, PhaseResult } from './results';
 import { waitForOutboxDrain, writeResults } from './output';
-import { type SeedResult, seedLarge, seedUpiId } from './seed';
+import { type SeedResult, seedLarge, seedUpiId } from '../lib/seed-large';
 import { exitStatus, judge } from './verdict';
 import { sampleWebhookBacklog } from '../lib/webhook-metrics';
 import type { WebhookBenchResult } from './webhook-receiver';
@@ -28,6 +29,7 @@ interface Run {
   write: (line: string) => void;
   charts: ChartedPhase[];
   phases: PhaseResult[];
+  bytes: NonNullable<BenchSummary['bytesPerTransfer']>;
 }
 
 type PhaseKind = Pick<PhaseResult, 'workload' | 'loop' | 'database' | 'offeredPerSecond'>;
@@ -56,7 +58,7 @@ async function benchmark(options: BenchOptions): Promise<number> {
   const http = new HttpDriver(new URL(env.service.baseUrl), options.concurrency);
   try {
     await db.connect();
-    const run: Run = { options, env, db, http, write, charts: [], phases: [] };
+    const run: Run = { options, env, db, http, write, charts: [], phases: [], bytes: {} };
     write(`service pid ${env.service.pid} at ${env.service.baseUrl}`);
     const bound = options.boundDurationS > 0 ? await measureBound(run) : {};
     const seed = await runPhases(run, runId);
@@ -112,7 +114,8 @@ async function measureTransfersAndReads(run: Run, users: BenchUser[], readers: B
   const { options, http } = run;
   const transfer = transferOperation(http, users, options.hot, options.hotShare);
   await warmUp(run, 'closed', transfer);
-  if (options.loop !== 'open') await measurePhase(run, { workload: 'transfers', loop: 'closed', database }, transfer);
+  const closed = () => measurePhase(run, { workload: 'transfers', loop: 'closed', database }, transfer);
+  if (options.loop !== 'open') run.bytes[database] = await measureBytesPerTransfer(run.db, closed);
   if (options.loop !== 'closed') {
     await warmUp(run, 'open', transfer);
     const kind: PhaseKind = { workload: 'transfers', loop: 'open', database, offeredPerSecond: options.rate };
@@ -179,6 +182,7 @@ async function conclude(
     phases: run.phases,
     ...bound,
     seed,
+    bytesPerTransfer: run.bytes,
     outboxDrainS,
     webhooks,
     serviceMemoryMiB: memory && { rss: round(memory.rssMiB), peak: round(memory.peakRssMiB) },

@@ -42,7 +42,7 @@ invariants, writes results.json and report.html.
   --hot-share F       share of transfers to a hot receiver, 0..1 (default 0.2)
   --bound-duration S  seconds of pgbench's TPC-B (default 10; 0 skips it; PGBENCH=/path/to/pgbench)
   --seed-large        run on the empty database, add --seed-users users and --seed-entries ledger entries in SQL
-                      (defaults 100000 and 5000000), run again
+                      (defaults 100000 and 50000000, over 400 days of monthly partitions), run again
   --reads             also measure history reads (implied by --seed-large)
   --database-url URL  an existing PostgreSQL instead of the embedded one (several hosts: the service gets them all)
   --kafka             start a real Kafka broker and publish the outbox to it
@@ -80,7 +80,7 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
         'bound-duration': { type: 'string', default: '10' },
         'seed-large': { type: 'boolean', default: false },
         'seed-users': { type: 'string', default: '100000' },
-        'seed-entries': { type: 'string', default: '5000000' },
+        'seed-entries': { type: 'string', default: '50000000' },
         reads: { type: 'boolean', default: false },
         'database-url': { type: 'string' },
         kafka: { type: 'boolean', default: false },

@@ -1,6 +1,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { Client } from 'pg';
+import { walBytesDuring } from '../lib/bytes-per-transfer';
 
 const run = promisify(execFile);
 
@@ -20,6 +21,7 @@ export interface PgbenchBound {
   transactions: number;
   tps: number;
   latencyAvgMs?: number;
+  walBytesPerTransaction?: number;
 }
 
 /** The pgbench binary: $PGBENCH, else the one on PATH; undefined when there is none. */
@@ -77,8 +79,10 @@ async function measurePgbench(
       run(pgbench, ['-c', `${s.clients}`, '-j', `${s.threads}`, '-M', s.protocol, '-T', `${seconds}`, '-n', target]);
     await load(Math.min(2, durationS));
     write(`pgbench: measuring TPC-B for ${durationS} s (${describeShape()})`);
-    const { stdout } = await load(durationS);
-    return { tool: (await run(pgbench, ['--version'])).stdout.trim(), durationS, ...parsePgbenchOutput(stdout) };
+    const { result, wal } = await walBytesDuring(db, () => load(durationS));
+    const parsed = parsePgbenchOutput(result.stdout);
+    const walBytesPerTransaction = Math.round(wal / parsed.transactions);
+    return { tool: (await run(pgbench, ['--version'])).stdout.trim(), durationS, ...parsed, walBytesPerTransaction };
   } finally {
     await db.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`).catch(() => undefined);
   }

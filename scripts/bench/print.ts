@@ -1,3 +1,5 @@
+import { describeBytes } from '../lib/bytes-per-transfer';
+import { largeAgainstEmpty } from '../lib/large-against-empty';
 import { describeShape } from './pgbench';
 import type { BenchSummary, PhaseResult } from './results';
 import { describeBacklog, exitStatus, headline } from './verdict';
@@ -11,6 +13,11 @@ export function printSummary(summary: BenchSummary, files: { json: string; html:
     '',
     describeBound(summary),
     ...summary.phases.flatMap(describePhase),
+    ...Object.entries(summary.bytesPerTransfer ?? {}).map(
+      ([database, bytes]) =>
+        `bytes/transfer   ${database}: ${describeBytes(bytes, summary.bound?.walBytesPerTransaction)}`,
+    ),
+    ...largeAgainstEmpty(summary.phases).map((line) => `large database   ${line}`),
     `outbox           ${summary.outboxDrainS === undefined ? 'NOT drained within 60 s' : `drained ${summary.outboxDrainS} s after the load`} (${summary.mode})`,
     ...(hooks
       ? [

@@ -1,7 +1,8 @@
+import type { BytesPerTransfer } from '../lib/bytes-per-transfer';
 import type { PhaseLoad } from './load';
 import type { BenchOptions } from './options';
 import type { PgbenchBound } from './pgbench';
-import type { SeedResult } from './seed';
+import type { SeedResult } from '../lib/seed-large';
 import type { WebhookBacklog } from '../lib/webhook-metrics';
 import type { WebhookBenchResult } from './webhook-receiver';
 
@@ -27,6 +28,8 @@ export interface BenchSummary {
   /** Why there is no bound (pgbench missing), when there is none. */
   boundMissing?: string;
   seed?: SeedResult;
+  /** Measured around the closed loop, per database (scripts/lib/bytes-per-transfer.ts). */
+  bytesPerTransfer?: Partial<Record<PhaseResult['database'], BytesPerTransfer>>;
   outboxDrainS?: number;
   /** With --webhook: events expected and received at the receiver. */
   webhooks?: WebhookBenchResult;

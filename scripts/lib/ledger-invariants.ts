@@ -91,7 +91,7 @@ const CHECKS: Check[] = [
       FROM (SELECT id, reference_id FROM transactions
             WHERE type <> 'DEPOSIT' AND (sender_id IN (${IN_SCOPE_USERS}) OR receiver_id IN (${IN_SCOPE_USERS}))
               AND created_at >= (SELECT coalesce(min(range_start), '-infinity') FROM partition_ranges('outbox_events'))) t
-      FULL JOIN (SELECT payload::jsonb->>'transactionReferenceId' AS ref FROM outbox_events
+      FULL JOIN (SELECT payload::jsonb->>'transactionReferenceId' AS ref FROM outbox_messages()
                  WHERE $1::uuid[] IS NULL OR aggregate_key IN (SELECT upi_id FROM users WHERE id IN (${IN_SCOPE_USERS}))) e
         ON e.ref = t.reference_id::text
       GROUP BY 1 HAVING count(e.ref) <> 1 OR count(t.id) <> 1`,

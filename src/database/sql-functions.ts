@@ -156,6 +156,9 @@ export async function applySqlFunctions(dataSource: DataSource, files = readSqlF
   const changed = files.filter((file) => recorded.get(file.name) !== file.checksum);
   for (const file of changed) {
     await dataSource.transaction(async (manager) => {
+      // Files are applied in path order; a SQL-language body may call a function of a file applied
+      // after it (pg_restore applies functions so too), and is checked when it is first called.
+      await manager.query('SET LOCAL check_function_bodies = off');
       await manager.query(file.sql);
       await manager.query(
         `INSERT INTO sql_functions (name, checksum) VALUES ($1, $2)

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Pool } from 'pg';
 import type { AuthenticatedUser } from '../access/authenticated-user';
@@ -8,6 +7,7 @@ import type { AnswerContext, IdempotentAnswer, MovementResult } from '../idempot
 import { OutboxRelay } from '../outbox/outbox-relay.service';
 import { callMovement, type MovementFunction } from './movement-call';
 import { OutcomeRenderer } from './outcome-renderer';
+import { timeOrderedUuid } from './time-ordered-uuid';
 
 /** What every movement's function takes before its own fields: the key, its scope and the request's hash. */
 export interface MovementKey {
@@ -33,9 +33,9 @@ export function movementKey(
   return { owner: caller.upiId.toLowerCase(), idempotencyKey, requestHash: requestHash(canonical) };
 }
 
-/** Fresh identifiers for what a movement creates: its transaction and its event. */
+/** Fresh identifiers for what a movement creates: its transaction and its event, in time order. */
 export function newMovementIds(): { referenceId: string; eventId: string } {
-  return { referenceId: randomUUID(), eventId: randomUUID() };
+  return { referenceId: timeOrderedUuid(), eventId: timeOrderedUuid() };
 }
 
 /**

@@ -9,11 +9,12 @@ const RELAY_LOCK_KEY = 7_240_001;
 
 // Named (prepared once per connection): the relay runs them many times a second under load.
 const TRY_LEAD = { name: 'outbox_try_lead', text: 'SELECT pg_try_advisory_xact_lock($1) AS leader' };
-// Served by ix_outbox_events_pending, in id order (commit order per sender). $1 how many.
+// Served by ix_outbox_events_pending, in id order (commit order per sender); key and payload as
+// published (sql/outbox_messages.sql: rebuilt from the transaction row when not stored). $1 how many.
 const FIND_PENDING = {
   name: 'outbox_find_pending',
   text: `SELECT id, event_id AS "eventId", event_type AS "eventType", aggregate_key AS "key", payload
-         FROM outbox_events WHERE published_at IS NULL ORDER BY id LIMIT $1`,
+         FROM outbox_messages() WHERE published_at IS NULL ORDER BY id LIMIT $1`,
 };
 const MARK_PUBLISHED = {
   name: 'outbox_mark_published',
@@ -33,7 +34,8 @@ export interface RelayTransaction {
 
 /**
  * outbox_events: written only by the movements' SQL functions (one row per completed transfer, in
- * the money's transaction); read and marked here by the relay, the table's one other writer.
+ * the money's transaction); read (through outbox_messages()) and marked here by the relay, the
+ * table's one other writer.
  */
 @Injectable()
 export class OutboxEventsRepository {

@@ -109,7 +109,8 @@ export class WebhookDeliveriesRepository {
    * out of the head of the due index, which the next claim would otherwise walk past (a lease in
    * a column of its own would make the claim a HOT update, but every claim then re-reads every
    * row still in flight: measured, it cost more than it saved). The event JSON comes from the
-   * outbox, in the partition of the delivery's created_at (the fan-out copies the event's); a
+   * outbox as published (outbox_messages(), in the partition of the delivery's created_at: the
+   * fan-out copies the event's); a
    * delivery written before the 1764011000000 migration carries its own copy. Not a
    * prepared statement: its generic plan, blind to the limits, read several times more of the
    * due index per claim than a plan made for the values (measured: 3.3 ms against 1.1 ms).
@@ -141,8 +142,8 @@ export class WebhookDeliveriesRepository {
        WHERE d.id = c.id AND d.created_at = c.created_at AND e.id = d.endpoint_id
        RETURNING d.id, d.reference_id AS "referenceId", e.id AS "endpointId", e.reference_id AS "endpointReferenceId",
                  e.url, e.secret, d.event_id AS "eventId",
-                 coalesce(d.payload, (SELECT o.payload FROM outbox_events o
-                                     WHERE o.event_id = d.event_id AND o.created_at = d.created_at)) AS payload,
+                 coalesce(d.payload, (SELECT o.payload FROM outbox_messages() o
+                                      WHERE o.event_id = d.event_id AND o.created_at = d.created_at)) AS payload,
                  d.attempts, d.round_start AS "roundStart",
                  (extract(epoch FROM now() - c.next_attempt_at) * 1000)::float8 AS "lateMs"`,
       values: [[...busy.keys()], [...busy.values()], perEndpoint, limit, leaseMs],

@@ -165,7 +165,7 @@ describe('POST /api/v1/transactions/{id}/insights', () => {
     await waitUntil(async () => (await storedSource(referenceId)) === 'AI_MODEL', 'the stored classification');
     const first = await ask(t, referenceId, alice.token);
     const event = (
-      await db.query('SELECT o.payload FROM outbox_events o WHERE o.payload::jsonb ->> $1 = $2', [
+      await db.query('SELECT o.payload FROM outbox_messages() o WHERE o.payload::jsonb ->> $1 = $2', [
         'transactionReferenceId',
         referenceId,
       ])

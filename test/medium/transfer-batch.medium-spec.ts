@@ -293,7 +293,7 @@ describe('transfer_funds_batch', () => {
     // newUser writes openings straight in SQL, without the treasury's side: that one check does not apply here.
     expect(violations.filter((violation) => !violation.startsWith('every opening credit'))).toEqual([]);
     const events = await db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM outbox_events WHERE aggregate_key = ANY($1)`,
+      `SELECT count(*)::int AS n FROM outbox_messages() WHERE aggregate_key = ANY($1)`,
       [senders.map((sender) => sender.upiId)],
     );
     expect(events.rows[0].n).toBe(50);
@@ -305,7 +305,7 @@ describe('transfer_funds_batch', () => {
     const payloadOf = async (referenceId: string) =>
       (
         await db.query<{ payload: string; event_id: string; id: string }>(
-          `SELECT o.payload, o.event_id::text, t.id::text FROM outbox_events o
+          `SELECT o.payload, o.event_id::text, t.id::text FROM outbox_messages() o
            JOIN transactions t ON t.reference_id = $1::uuid
            WHERE o.payload::jsonb->>'transactionReferenceId' = $1::text`,
           [referenceId],

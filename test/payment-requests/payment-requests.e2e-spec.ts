@@ -109,7 +109,7 @@ describe('payment requests', () => {
     });
     // A plain transfer's event is as it always was: no paymentRequestReferenceId key at all.
     const plainTransfer = await t.api.transfer(payer, payee.upiId, 1);
-    const plainEvent = await db.query(`SELECT payload FROM outbox_events WHERE payload::jsonb @> $1`, [
+    const plainEvent = await db.query(`SELECT payload FROM outbox_messages() WHERE payload::jsonb @> $1`, [
       JSON.stringify({ transactionReferenceId: plainTransfer.body.referenceId }),
     ]);
     expect(plainEvent.rows[0].payload).not.toContain('paymentRequestReferenceId');

@@ -75,7 +75,7 @@ describe('transfers on one service', () => {
       const [alice, bob] = await pair();
       const response = await t.api.transfer(alice, bob.upiId, 100, { note: 'rent' });
       const events = await db.query(
-        'SELECT event_type, aggregate_key, payload FROM outbox_events WHERE payload::jsonb @> $1',
+        'SELECT event_type, aggregate_key, payload FROM outbox_messages() WHERE payload::jsonb @> $1',
         [JSON.stringify({ transactionReferenceId: response.body.referenceId })],
       );
       expect(events.rows).toHaveLength(1);

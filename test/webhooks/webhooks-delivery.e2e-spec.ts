@@ -49,7 +49,9 @@ describe('webhook delivery', () => {
     await waitUntil(() => hooks.callsFor(reference).length === 1, 'the delivery');
     const [call] = hooks.callsFor(reference);
 
-    const { rows } = await db.query('SELECT event_id, payload FROM outbox_events WHERE event_id = $1', [call.eventId]);
+    const { rows } = await db.query('SELECT event_id, payload FROM outbox_messages() WHERE event_id = $1', [
+      call.eventId,
+    ]);
     expect(call.raw).toBe(rows[0].payload); // the very JSON Kafka carries
     expect(call.headers['content-type']).toBe('application/json');
     expect(Number(call.headers['webhook-timestamp'])).toBeGreaterThanOrEqual(started - 1);

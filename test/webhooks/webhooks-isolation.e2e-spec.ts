@@ -52,7 +52,7 @@ describe('webhook isolation', () => {
 
     await waitUntil(() => references.every((ref) => fast.callsFor(ref).length === 1), 'every fast delivery');
     const { rows } = await db.query<{ unpublished: number }>(
-      `SELECT count(*)::int AS unpublished FROM outbox_events
+      `SELECT count(*)::int AS unpublished FROM outbox_messages()
        WHERE payload::jsonb->>'transactionReferenceId' = ANY($1) AND published_at IS NULL`,
       [references],
     );

@@ -1,5 +1,6 @@
 -- Stores a movement's outcome under its key and returns it for the caller to answer. The record is
--- inserted here, complete, in one write (idempotency_claim wrote nothing); response_status is the
+-- inserted here, complete, in one write (idempotency_claim wrote nothing), keeping of the outcome
+-- what a replay needs (idempotency_stored_outcome.sql); response_status is the
 -- operators' one-glance summary, looked up from the code (outcome_response_status.sql, generated
 -- from the service's outcome vocabulary): the movement itself writes only a code and its data.
 -- The unique index of the day's partition on (owner, key) stays the backstop against a writer that
@@ -16,10 +17,12 @@ LANGUAGE plpgsql
 SET lock_timeout = '2s'
 AS $$
 BEGIN
-  INSERT INTO idempotency_keys (owner_upi_id, idempotency_key, request_hash, status, response_status, outcome)
-  VALUES (p_owner, p_idempotency_key, p_request_hash,
-          CASE p_outcome->>'code' WHEN 'completed' THEN 'SUCCESS' ELSE 'FAILED' END,
-          outcome_response_status(p_outcome->>'code'), p_outcome)
+  INSERT INTO idempotency_keys (owner_upi_id, idempotency_key, request_hash, status, response_status, outcome,
+                                transaction_id)
+  SELECT p_owner, p_idempotency_key, p_request_hash,
+         CASE p_outcome->>'code' WHEN 'completed' THEN 'SUCCESS' ELSE 'FAILED' END,
+         outcome_response_status(p_outcome->>'code'), kept.outcome, kept.transaction_id
+  FROM idempotency_stored_outcome(p_outcome) AS kept
   ON CONFLICT DO NOTHING;
   IF NOT FOUND THEN
     RAISE EXCEPTION 'idempotency key % is in flight', p_idempotency_key USING ERRCODE = '55P03';

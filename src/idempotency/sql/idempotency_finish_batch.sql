@@ -1,5 +1,6 @@
 -- Stores the outcomes of a batch's fresh items under their keys, one multi-row insert, in the
--- batch's transaction (idempotency_finish.sql for many items at once): the code decides the status
+-- batch's transaction (idempotency_finish.sql for many items at once), each kept as
+-- idempotency_stored_outcome.sql says: the code decides the status
 -- and, through outcome_response_status.sql, the operators' one-glance response_status.
 -- The unique index of the day's partition on (owner, key) stays the backstop against a writer that
 -- does not take the key's lock: a row already there, or in flight (waited for 2 s at most), aborts
@@ -16,10 +17,12 @@ AS $$
 DECLARE
   v_written integer;
 BEGIN
-  INSERT INTO idempotency_keys (owner_upi_id, idempotency_key, request_hash, status, response_status, outcome)
+  INSERT INTO idempotency_keys (owner_upi_id, idempotency_key, request_hash, status, response_status, outcome,
+                                transaction_id)
   SELECT x.o, x.k, x.h, CASE x.outcome->>'code' WHEN 'completed' THEN 'SUCCESS' ELSE 'FAILED' END,
-         outcome_response_status(x.outcome->>'code'), x.outcome
-  FROM unnest(p_owner, p_idempotency_key, p_request_hash, p_outcome) WITH ORDINALITY AS x(o, k, h, outcome, n)
+         outcome_response_status(x.outcome->>'code'), kept.outcome, kept.transaction_id
+  FROM unnest(p_owner, p_idempotency_key, p_request_hash, p_outcome) WITH ORDINALITY AS x(o, k, h, outcome, n),
+       LATERAL idempotency_stored_outcome(x.outcome) AS kept
   ORDER BY x.n
   ON CONFLICT DO NOTHING;
   GET DIAGNOSTICS v_written = ROW_COUNT;

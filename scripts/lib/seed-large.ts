@@ -20,7 +20,9 @@ export interface SeedResult extends SeedPlan {
 const OPENING_BALANCE = 1_000_000;
 const LEDGER_COLUMNS =
   'id, user_id, transaction_id, transaction_reference_id, entry_type, amount, balance_before, balance_after, created_at';
-const HISTORY_DAYS = 365;
+const HISTORY_DAYS = 400;
+/** The tables the seed writes history into, past partitions made first when they are partitioned. */
+const HISTORY_TABLES = ['transactions', 'ledger_entries', 'outbox_events'];
 
 /** At least `entries` ledger entries in whole rounds (the balance chains are closed-form per round). */
 export function planSeed(users: number, entries: number): SeedPlan {
@@ -51,7 +53,7 @@ export async function seedLarge(db: ClientBase, users: number, entries: number):
     await db.query(`SET LOCAL work_mem = '64MB'`);
     await skipForeignKeyChecks(db);
     await makeHistoryPartitions(db);
-    const indexes = await dropSecondaryIndexes(db, ['transactions', 'ledger_entries', 'outbox_events']);
+    const indexes = await dropSecondaryIndexes(db, HISTORY_TABLES);
     const base = (
       await db.query(`
       SELECT (SELECT coalesce(max(id), 0) FROM users)::bigint AS users,
@@ -157,11 +159,12 @@ async function skipForeignKeyChecks(db: ClientBase): Promise<void> {
   }
 }
 
-/** The partitions the seeded history falls in (src/partitions/sql/ensure_partitions.sql). */
+/** The partitions the seeded history falls in (src/partitions/sql/ensure_partitions.sql), as a restore makes them. */
 async function makeHistoryPartitions(db: ClientBase): Promise<void> {
   await db.query(
-    `SELECT ensure_partitions(t, now() - interval '${HISTORY_DAYS + 2} days', now())
-     FROM unnest(ARRAY['transactions', 'ledger_entries', 'outbox_events']) AS t`,
+    `SELECT ensure_partitions(t, now() - interval '${HISTORY_DAYS + 2} days', now() + interval '1 day')
+     FROM unnest($1::text[]) AS t`,
+    [HISTORY_TABLES],
   );
 }
 
@@ -175,7 +178,8 @@ async function dropSecondaryIndexes(db: ClientBase, tables: string[]): Promise<s
     [tables],
   );
   for (const row of rows) await db.query(`DROP INDEX ${row.name}`);
-  return rows.map((row) => row.definition as string);
+  // A partitioned table's index is printed ON ONLY the parent; made again on the whole table.
+  return rows.map((row) => (row.definition as string).replace(' ON ONLY ', ' ON '));
 }
 
 function seedStatements(plan: SeedPlan, nonce: string, base: Record<string, string>): string[] {
@@ -217,14 +221,10 @@ function seedStatements(plan: SeedPlan, nonce: string, base: Record<string, stri
             CASE WHEN e = 0 AND i = 0 THEN ${b} - a WHEN e = 0 THEN ${b} WHEN r = 0 THEN ${b} ELSE ${b} + a END,
             at
      FROM (${transfers}) s CROSS JOIN (VALUES (0), (1)) v(e)`,
-    `INSERT INTO outbox_events (id, event_id, event_type, aggregate_key, payload, created_at, published_at, attempts)
+    // The event as the service writes a plain transfer's: its transaction names key and payload.
+    `INSERT INTO outbox_events (id, event_id, event_type, transaction_id, created_at, published_at, attempts)
      OVERRIDING SYSTEM VALUE
-     SELECT ${base.events} + k + 1, ${uuid('e', 'k')}, 'TransferCompleted', ${upi('i')},
-            -- The event as the service writes it; seeded UPI IDs and numbers need no JSON escaping.
-            format('{"eventId":"%s","eventType":"TransferCompleted","occurredAt":"%s","transactionId":%s,"transactionReferenceId":"%s","senderUpiId":"%s","receiverUpiId":"%s","amount":"%s","currency":"INR","note":null}',
-              ${uuid('e', 'k')}, iso_millis(at),
-              ${base.transactions} + k + 1, ${uuid('t', 'k')}, ${upi('i')}, ${upi('r')}, a),
-            at, at, 1
+     SELECT ${base.events} + k + 1, ${uuid('e', 'k')}, 'TransferCompleted', ${base.transactions} + k + 1, at, at, 1
      FROM (${transfers}) s`,
   ];
 }

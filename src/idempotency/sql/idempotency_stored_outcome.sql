@@ -1,0 +1,23 @@
+-- What an idempotency record keeps of a movement's outcome (issue 41: what a byte-identical replay
+-- needs, not the whole answer). A completed outcome whose data is exactly its transaction row's
+-- (transaction_outcome_data.sql) is kept without that data, with the transaction's id: the row's
+-- time is the outcome's "at", so idempotent_replay.sql finds it again and rebuilds the same JSON.
+-- Any other outcome (a refusal, data the row does not hold) is kept whole, transaction_id NULL.
+CREATE OR REPLACE FUNCTION idempotency_stored_outcome(
+  p_outcome jsonb,
+  OUT outcome jsonb,
+  OUT transaction_id bigint
+)
+LANGUAGE sql STABLE AS $$
+  SELECT coalesce(rebuilt.outcome, p_outcome), rebuilt.transaction_id
+  FROM (SELECT) AS one
+  LEFT JOIN LATERAL (
+    SELECT p_outcome - 'data' AS outcome, t.id AS transaction_id
+    FROM transactions t
+    WHERE t.id = CASE WHEN p_outcome->>'code' = 'completed' AND p_outcome->'data'->>'transactionId' ~ '^[0-9]{1,18}$'
+                      THEN (p_outcome->'data'->>'transactionId')::bigint END
+      AND t.created_at = CASE WHEN p_outcome->>'at' ~ '^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$'
+                              THEN (p_outcome->>'at')::timestamptz END
+      AND transaction_outcome_data(t) = p_outcome->'data'
+  ) AS rebuilt ON true
+$$;
