@@ -24,6 +24,8 @@ export class AppConfig {
   /** Where the per-user transfer counters live: this process, or PostgreSQL (shared by every instance). */
   readonly rateLimitStore: 'memory' | 'postgres';
   readonly idempotencyTtlHours: number;
+  /** How many years money records stay live before `npm run archive` may take their months out (unless --force). */
+  readonly retentionYears: number;
   readonly kafkaBrokers: string[];
   readonly kafkaTopic: string;
   readonly kafkaReplicationFactor: number;
@@ -140,6 +142,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     rateLimitPerSecond: reader.integer('RATE_LIMIT_PER_SECOND', 10, 1, 1_000_000),
     rateLimitStore: reader.oneOf('RATE_LIMIT_STORE', 'memory', ['memory', 'postgres']) as 'memory' | 'postgres',
     idempotencyTtlHours: reader.integer('IDEMPOTENCY_TTL_HOURS', 24, 1, 24 * 365),
+    retentionYears: readRetentionYears(reader),
     kafkaBrokers: reader
       .string('KAFKA_BROKERS', '')
       .split(',')
@@ -284,6 +287,16 @@ function resolveJwtSecret(value: string | undefined, nodeEnv: string, dataDir: s
     return '';
   }
   return kept.secret;
+}
+
+const readRetentionYears = (reader: EnvReader) => reader.integer('RETENTION_YEARS', 8, 1, 100);
+
+/** RETENTION_YEARS alone, validated as loadConfig does, for a CLI that needs nothing else (npm run archive). */
+export function retentionYears(env: Env = process.env): number {
+  const problems: string[] = [];
+  const years = readRetentionYears(new EnvReader(env, problems));
+  if (problems.length > 0) throw new ConfigError(problems);
+  return years;
 }
 
 class EnvReader {
