@@ -50,6 +50,7 @@ export async function seedLarge(db: ClientBase, users: number, entries: number):
     await db.query(`SET LOCAL maintenance_work_mem = '256MB'`);
     await db.query(`SET LOCAL work_mem = '64MB'`);
     await skipForeignKeyChecks(db);
+    await makeHistoryPartitions(db);
     const indexes = await dropSecondaryIndexes(db, ['transactions', 'ledger_entries', 'outbox_events']);
     const base = (
       await db.query(`
@@ -154,6 +155,14 @@ async function skipForeignKeyChecks(db: ClientBase): Promise<void> {
   } catch {
     await db.query('ROLLBACK TO SAVEPOINT replica_role'); // Not a superuser: the checks run, slower.
   }
+}
+
+/** The partitions the seeded history falls in (src/partitions/sql/ensure_partitions.sql). */
+async function makeHistoryPartitions(db: ClientBase): Promise<void> {
+  await db.query(
+    `SELECT ensure_partitions(t, now() - interval '${HISTORY_DAYS + 2} days', now())
+     FROM unnest(ARRAY['transactions', 'ledger_entries', 'outbox_events']) AS t`,
+  );
 }
 
 /** Drops the indexes no constraint depends on and returns the statements that recreate them. */

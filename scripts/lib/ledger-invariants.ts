@@ -43,7 +43,7 @@ const CHECKS: Check[] = [
         count(l.id) AS entries
       FROM transactions t LEFT JOIN ledger_entries l ON l.transaction_id = t.id
       WHERE t.type <> 'DEPOSIT' AND (t.sender_id IN (${IN_SCOPE_USERS}) OR t.receiver_id IN (${IN_SCOPE_USERS}))
-      GROUP BY t.id
+      GROUP BY t.id, t.created_at
       HAVING count(*) FILTER (WHERE l.entry_type = 'DEBIT' AND l.user_id = t.sender_id AND l.amount = t.amount) <> 1
           OR count(*) FILTER (WHERE l.entry_type = 'CREDIT' AND l.user_id = t.receiver_id AND l.amount = t.amount) <> 1
           OR count(l.id) <> 2`,
@@ -80,7 +80,7 @@ const CHECKS: Check[] = [
         AND t.user_id IN ${TREASURY} AND t.entry_type = 'DEBIT'
       WHERE l.user_id IN (${IN_SCOPE_USERS}) AND l.user_id NOT IN ${TREASURY} AND l.entry_type = 'CREDIT'
         AND (l.transaction_id IS NULL OR x.type = 'DEPOSIT')
-      GROUP BY l.id HAVING l.amount <> coalesce(sum(t.amount), 0)`,
+      GROUP BY l.id, l.created_at HAVING l.amount <> coalesce(sum(t.amount), 0)`,
   },
   {
     name: 'every transfer has exactly one outbox event, and every event a transfer',

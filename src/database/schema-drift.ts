@@ -9,14 +9,16 @@ const MIGRATIONS_TABLE = 'schema_migrations';
 
 /**
  * The tables, columns, constraints and indexes of one schema, one line each, with the schema's
- * own name taken out so that two schemas built alike read alike. Functions are not compared:
+ * own name taken out so that two schemas built alike read alike. Partitions are left out: the
+ * partitions job makes them at run time (src/partitions), and each has its parent's columns,
+ * constraints and indexes, which are compared. Functions are not compared:
  * the service replaces them from src/<module>/sql on every start (sql-functions.ts).
  */
 const DESCRIBE_SCHEMA = `
   WITH rel AS (
     SELECT c.oid, c.relname, c.relkind, c.relpersistence FROM pg_class c
     JOIN pg_namespace n ON n.oid = c.relnamespace
-    WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm') AND c.relname <> $2)
+    WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm') AND c.relname <> $2 AND NOT c.relispartition)
   SELECT 'table ' || relname || ' (' || relkind::text || relpersistence::text || ')' AS line FROM rel
   UNION ALL
   SELECT 'column ' || r.relname || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod)

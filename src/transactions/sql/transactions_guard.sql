@@ -21,7 +21,9 @@ BEGIN
     RAISE EXCEPTION 'the reversed amount and status of transaction % change only by reverse_transfer',
       OLD.reference_id USING ERRCODE = 'restrict_violation';
   END IF;
-  SELECT coalesce(sum(amount), 0) INTO v_reversed FROM transactions WHERE original_transaction_id = OLD.id;
+  -- A reversal is stamped after its original: only the partitions from the original's on are read.
+  SELECT coalesce(sum(amount), 0) INTO v_reversed FROM transactions
+  WHERE original_transaction_id = OLD.id AND created_at >= OLD.created_at;
   v_status := CASE WHEN v_reversed = 0 THEN 'COMPLETED' WHEN v_reversed = OLD.amount THEN 'REVERSED'
                    ELSE 'PARTIALLY_REVERSED' END;
   IF NEW.reversed_amount <> v_reversed OR NEW.status <> v_status THEN
