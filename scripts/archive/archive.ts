@@ -79,7 +79,12 @@ main().then(
       console.error(`archive refused: ${reason}`);
       process.exit(1);
     }
-    console.error(error instanceof CliUsageError ? reason : `archive could not run: ${reason}`);
+    // 42501: a role that does not own the partitions (the service's) may not detach or drop them.
+    const hint =
+      (error as { code?: string }).code === '42501'
+        ? ' (the archive works as the owner role: set DATABASE_OWNER_URL)'
+        : '';
+    console.error(error instanceof CliUsageError ? reason : `archive could not run: ${reason}${hint}`);
     process.exit(2);
   },
 );

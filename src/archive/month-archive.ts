@@ -41,7 +41,7 @@ export interface ArchiveRequest {
 
 export interface MonthResult {
   month: Month;
-  outcome: 'archived' | 'already-archived' | 'restored';
+  outcome: 'archived' | 'already-archived' | 'restored' | 'already-live';
   transactions: number;
   ledgerEntries: number;
 }
@@ -267,7 +267,7 @@ export async function restoreMonth(db: ClientBase, dir: string, month: Month): P
   const archived = await ArchivedMonthsRepository.find(db, month);
   if (!archived) {
     const live = (await partitionsBefore(db, nextMonth(month))).has(month);
-    if (live) return { month, outcome: 'restored', transactions: 0, ledgerEntries: 0 };
+    if (live) return { month, outcome: 'already-live', transactions: 0, ledgerEntries: 0 };
     throw new ArchiveRefusal(`${month} is not archived`);
   }
   const from = monthStart(month);
