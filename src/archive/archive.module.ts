@@ -1,7 +1,5 @@
-// Owns archived_months: the months of money records that npm run archive (scripts/archive/archive.ts)
-// wrote to files and dropped from the live tables. The tool is its only writer; statements read it
-// to refuse a period that reaches archived history. The files, their checks and the restore live
-// here too (month-archive.ts), run by the tool and by the audit (--archive) on their own connection.
+// Owns archived_months: the months npm run archive took out of the live money records (its only writer).
+// Statements read it to refuse archived periods; month-archive.ts holds the files, checks and restore.
 import { Module } from '@nestjs/common';
 import { ArchivedMonthsRepository } from './archived-months.repository';
 

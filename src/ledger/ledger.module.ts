@@ -1,5 +1,4 @@
-// Owns ledger_entries: its repository (reads; the movement functions append) and the ledger route;
-// and ledger_checkpoints, each account's chain head at an archived month's cut (npm run archive writes them).
+// Owns ledger_entries (read here; the movement functions append) and ledger_checkpoints (npm run archive).
 // Other modules call LedgerEntriesRepository (the opening balance at registration); nobody else writes it.
 import { Module } from '@nestjs/common';
 import { LedgerEntriesRepository } from './ledger-entries.repository';

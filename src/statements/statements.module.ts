@@ -1,6 +1,5 @@
-// Owns no table: statements and balance history, read through the ledger's repository
-// (ledger_entries with their transactions) in one snapshot (JSON or streamed CSV); a period that
-// reaches an archived month is refused (archived_months, through the archive's repository).
+// Owns no table: statements and balance history, read through the ledger's repository in one snapshot
+// (JSON or streamed CSV); a period that reaches an archived month is refused (archive's repository).
 import { Module } from '@nestjs/common';
 import { ArchiveModule } from '../archive/archive.module';
 import { LedgerModule } from '../ledger/ledger.module';
