@@ -139,6 +139,10 @@ BEGIN
     IF to_regclass(format('%I.%I', v_schema, v_name)) IS NULL THEN
       EXECUTE format('CREATE TABLE %I.%I PARTITION OF %s FOR VALUES FROM (%L) TO (%L)', v_schema, v_name, v_parent,
         v_start, v_end);
+      IF p_table = 'idempotency_keys' THEN
+        EXECUTE format('CREATE UNIQUE INDEX %I ON %I.%I (owner_upi_id, idempotency_key)', v_name || '_owner_key',
+          v_schema, v_name);
+      END IF;
       v_made := v_made + 1;
     END IF;
     v_start := v_end;

@@ -20,6 +20,7 @@ import { LockoutsNoWeapon1764013600000 } from './1764013600000-lockouts-no-weapo
 import { PaymentRequestDecidesFirst1764013800000 } from './1764013800000-payment-request-decides-first';
 import { OpenPaymentRequestsIndex1764015200000 } from './1764015200000-open-payment-requests-index';
 import { PartitionMoneyRecords1764020000000 } from './1764020000000-partition-money-records';
+import { PartitionShortLivedTables1764020100000 } from './1764020100000-partition-short-lived-tables';
 import { ArchivedMonths1764022000000 } from './1764022000000-archived-months';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests load the same set. */
@@ -46,5 +47,6 @@ export const MIGRATIONS = [
   PaymentRequestDecidesFirst1764013800000,
   OpenPaymentRequestsIndex1764015200000,
   PartitionMoneyRecords1764020000000,
+  PartitionShortLivedTables1764020100000,
   ArchivedMonths1764022000000,
 ];

@@ -15,6 +15,7 @@ import { InsightsModule } from './insights/insights.module';
 import { LedgerModule } from './ledger/ledger.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { OutboxModule } from './outbox/outbox.module';
+import { PartitionsModule } from './partitions/partitions.module';
 import { PaymentRequestsModule } from './payment-requests/payment-requests.module';
 import { ResilienceModule } from './resilience/resilience.module';
 import { SchedulesModule } from './schedules/schedules.module';
@@ -35,6 +36,7 @@ export class AppModule {
         structuredLogging(config.logLevel),
         DatabaseModule.forRoot(database),
         ScheduleModule.forRoot(),
+        PartitionsModule,
         MetricsModule,
         ResilienceModule,
         IdempotencyModule,

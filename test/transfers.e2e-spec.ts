@@ -1,5 +1,5 @@
 import type { Client } from 'pg';
-import { IdempotencyPurgeJob } from '../src/idempotency/idempotency-purge.job';
+import { RetentionJob } from '../src/partitions/retention.job';
 import { requestHash } from '../src/idempotency/idempotency-key';
 import { FakeUpiProvider } from './support/fake-upi-provider';
 import { backendsBlockedBy, waitForBackendBlockedBy, watchForBackendBlockedBy } from './medium/support/locks';
@@ -492,17 +492,19 @@ describe('transfers on one service', () => {
       });
     });
 
-    it('rule 10: the scheduled purge removes keys older than IDEMPOTENCY_TTL_HOURS and keeps the rest', async () => {
+    it('rule 10: retention drops the keys older than IDEMPOTENCY_TTL_HOURS with their partition and keeps the rest', async () => {
       const [alice, bob] = await pair();
       const expired = newIdempotencyKey();
       const fresh = newIdempotencyKey();
       expect((await t.api.transfer(alice, bob.upiId, 1, { key: expired })).status).toBe(201);
       expect((await t.api.transfer(alice, bob.upiId, 1, { key: fresh })).status).toBe(201);
+      // Into the daily partition of three days ago, a whole day older than the TTL (24 h).
+      await db.query(`SELECT ensure_partitions('idempotency_keys', now() - interval '3 days', now())`);
       await db.query(
-        `UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE owner_upi_id = lower($1) AND idempotency_key = $2`,
+        `UPDATE idempotency_keys SET created_at = now() - interval '3 days' WHERE owner_upi_id = lower($1) AND idempotency_key = $2`,
         [alice.upiId, expired],
       );
-      const purged = await t.app.get(IdempotencyPurgeJob).purgeExpired();
+      const purged = await t.app.get(RetentionJob).run();
       expect(purged).toBeGreaterThanOrEqual(1);
       expect(await idempotencyRow(db, alice.upiId, expired)).toBeUndefined();
       expect(await idempotencyRow(db, alice.upiId, fresh)).toEqual({ status: 'SUCCESS', response_status: 201 });

@@ -83,11 +83,14 @@ const CHECKS: Check[] = [
       GROUP BY l.id, l.created_at HAVING l.amount <> coalesce(sum(t.amount), 0)`,
   },
   {
+    // Outbox events go with their daily partition after OUTBOX_RETENTION_DAYS: transfers older than
+    // the oldest partition left have none.
     name: 'every transfer has exactly one outbox event, and every event a transfer',
     sql: `
       SELECT coalesce(t.reference_id::text, e.ref) AS reference_id, count(e.ref) AS events, count(t.id) AS transfers
       FROM (SELECT id, reference_id FROM transactions
-            WHERE type <> 'DEPOSIT' AND (sender_id IN (${IN_SCOPE_USERS}) OR receiver_id IN (${IN_SCOPE_USERS}))) t
+            WHERE type <> 'DEPOSIT' AND (sender_id IN (${IN_SCOPE_USERS}) OR receiver_id IN (${IN_SCOPE_USERS}))
+              AND created_at >= (SELECT coalesce(min(range_start), '-infinity') FROM partition_ranges('outbox_events'))) t
       FULL JOIN (SELECT payload::jsonb->>'transactionReferenceId' AS ref FROM outbox_events
                  WHERE $1::uuid[] IS NULL OR aggregate_key IN (SELECT upi_id FROM users WHERE id IN (${IN_SCOPE_USERS}))) e
         ON e.ref = t.reference_id::text

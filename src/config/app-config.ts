@@ -24,8 +24,12 @@ export class AppConfig {
   /** Where the per-user transfer counters live: this process, or PostgreSQL (shared by every instance). */
   readonly rateLimitStore: 'memory' | 'postgres';
   readonly idempotencyTtlHours: number;
-  /** How many years money records stay live before `npm run archive` may take their months out (unless --force). */
+  /** Money records younger than this are never archived or dropped (Companies Act: 8 financial years). */
   readonly retentionYears: number;
+  /** Published outbox events older than this go with their daily partition. */
+  readonly outboxRetentionDays: number;
+  /** Finished webhook deliveries older than this go with their daily partition. */
+  readonly webhookDeliveryRetentionDays: number;
   readonly kafkaBrokers: string[];
   readonly kafkaTopic: string;
   readonly kafkaReplicationFactor: number;
@@ -143,6 +147,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     rateLimitStore: reader.oneOf('RATE_LIMIT_STORE', 'memory', ['memory', 'postgres']) as 'memory' | 'postgres',
     idempotencyTtlHours: reader.integer('IDEMPOTENCY_TTL_HOURS', 24, 1, 24 * 365),
     retentionYears: readRetentionYears(reader),
+    outboxRetentionDays: reader.integer('OUTBOX_RETENTION_DAYS', 7, 1, 3650),
+    webhookDeliveryRetentionDays: reader.integer('WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 1, 3650),
     kafkaBrokers: reader
       .string('KAFKA_BROKERS', '')
       .split(',')

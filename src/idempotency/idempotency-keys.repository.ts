@@ -3,13 +3,6 @@ import type { Pool } from 'pg';
 import { PG_POOL } from '../database/pg-pool';
 import type { StoredOutcome } from './stored-outcome';
 
-// The oldest expired keys first, served by ix_idempotency_keys_created. $1 the TTL in hours; $2 how many.
-const DELETE_EXPIRED = `
-  DELETE FROM idempotency_keys WHERE id IN (
-    SELECT id FROM idempotency_keys
-    WHERE created_at < now() - make_interval(hours => $1)
-    ORDER BY created_at LIMIT $2)`;
-
 // The stored outcome of a finished key, through idempotent_replay (sql/idempotent_replay.sql).
 const FINISHED_OUTCOME = {
   name: 'idempotent_replay',
@@ -32,11 +25,5 @@ export class IdempotencyKeysRepository {
       values: [owner, idempotencyKey, requestHash],
     });
     return rows[0]?.outcome ?? null;
-  }
-
-  /** Up to `limit` keys older than the TTL; returns how many were deleted. */
-  async deleteExpired(ttlHours: number, limit: number): Promise<number> {
-    const { rowCount } = await this.pool.query(DELETE_EXPIRED, [ttlHours, limit]);
-    return rowCount ?? 0;
   }
 }

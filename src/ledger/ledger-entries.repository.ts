@@ -122,7 +122,11 @@ const entriesOf = (user: string) => `
          CASE WHEN t.id IS NULL THEN NULL
               WHEN e.entry_type = 'DEBIT' THEN t.receiver_upi_id ELSE t.sender_upi_id END AS counterparty_upi_id,
          e.amount::text AS amount, e.balance_after::text AS balance_after, t.note, e.id AS entry_id
-  FROM ledger_entries e LEFT JOIN transactions t ON t.id = e.transaction_id
+  FROM ledger_entries e
+  -- An entry carries its transaction's created_at (one movement, one instant): the period's
+  -- partitions of transactions are all the join reads.
+  LEFT JOIN transactions t ON t.id = e.transaction_id AND t.created_at = e.created_at
+    AND t.created_at >= $2 AND t.created_at < $3
   WHERE e.user_id = ${user} AND e.created_at >= $2 AND e.created_at < $3
   ORDER BY e.created_at, e.id`;
 

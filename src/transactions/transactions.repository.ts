@@ -37,7 +37,7 @@ function listQuery(key: string, position: Position): string {
   const start = after ? `AND (x.${key}, x.id) < (SELECT a.${key}, a.id FROM transactions a WHERE a.id = $2)` : '';
   const reach = after ? '$3' : '$2::bigint + $3::bigint';
   const side = (party: string) => `(
-    SELECT x.id, x.${key} FROM transactions x, owner WHERE x.${party} = owner.id ${start}
+    SELECT x.id, x.created_at AS at, x.${key} FROM transactions x, owner WHERE x.${party} = owner.id ${start}
     ORDER BY x.${key} DESC, x.id DESC LIMIT ${reach})`;
   const count = (party: string) => `(SELECT count(*) FROM transactions c, owner WHERE c.${party} = owner.id)`;
   const anchor = after
@@ -50,9 +50,9 @@ function listQuery(key: string, position: Position): string {
            ${COLUMNS}
     FROM (SELECT 1) one
     LEFT JOIN LATERAL (
-      SELECT k.id FROM (${side('sender_id')} UNION ALL ${side('receiver_id')}) k
+      SELECT k.id, k.at FROM (${side('sender_id')} UNION ALL ${side('receiver_id')}) k
       ORDER BY k.${key} DESC, k.id DESC ${after ? '' : 'OFFSET $2 '}LIMIT $3) p ON true
-    LEFT JOIN transactions t ON t.id = p.id
+    LEFT JOIN transactions t ON t.id = p.id AND t.created_at = p.at
     ORDER BY t.${key} DESC, t.id DESC`;
 }
 

@@ -13,11 +13,13 @@ import {
   WEBHOOK_OLDEST_PENDING_AGE,
 } from './webhook-metrics';
 
-/** Finished deliveries are kept this long for the admin's delivery list, then purged. */
-export const DELIVERY_RETENTION_MS = 30 * 24 * 3_600_000;
 const PURGE_BATCH = 5000;
 
-/** The webhook gauges, sampled from PostgreSQL (the same on every instance), and the retention purge. */
+/**
+ * The webhook gauges, sampled from PostgreSQL (the same on every instance), and the purge of
+ * deliveries whose endpoint was deleted. Finished deliveries go after
+ * WEBHOOK_DELIVERY_RETENTION_DAYS with their daily partition (src/partitions/retention.job.ts).
+ */
 @Injectable()
 export class WebhookMaintenanceJob {
   private readonly logger = new Logger('Webhooks');
@@ -60,12 +62,15 @@ export class WebhookMaintenanceJob {
     try {
       let batch: number;
       do {
-        batch = await this.deliveries.purgeFinished(DELIVERY_RETENTION_MS, PURGE_BATCH);
+        batch = await this.deliveries.purgeOrphans(PURGE_BATCH);
         purged += batch;
       } while (batch === PURGE_BATCH);
     } catch (error) {
       if (!this.outages.absorbs('webhook-purge', error))
-        this.logger.warn({ msg: 'Purging old webhook deliveries failed; retrying in an hour', error: String(error) });
+        this.logger.warn({
+          msg: 'Purging deliveries of deleted endpoints failed; retrying in an hour',
+          error: String(error),
+        });
     }
     return purged;
   }

@@ -1,9 +1,9 @@
 -- Stores the outcomes of a batch's fresh items under their keys, one multi-row insert, in the
 -- batch's transaction (idempotency_finish.sql for many items at once): the code decides the status
 -- and, through outcome_response_status.sql, the operators' one-glance response_status.
--- The unique index stays the backstop against a writer that does not take the key's lock: a row
--- already there, or in flight (waited for 2 s at most), aborts the whole batch with 55P03, and the
--- service then runs each item alone, where that key answers 409 and its neighbours go through.
+-- The unique index of the day's partition on (owner, key) stays the backstop against a writer that
+-- does not take the key's lock: a row already there, or in flight (waited for 2 s at most), aborts
+-- the whole batch with 55P03, and the service then runs each item alone, where that key answers 409.
 CREATE OR REPLACE FUNCTION idempotency_finish_batch(
   p_owner text[],
   p_idempotency_key text[],
@@ -21,7 +21,7 @@ BEGIN
          outcome_response_status(x.outcome->>'code'), x.outcome
   FROM unnest(p_owner, p_idempotency_key, p_request_hash, p_outcome) WITH ORDINALITY AS x(o, k, h, outcome, n)
   ORDER BY x.n
-  ON CONFLICT (owner_upi_id, idempotency_key) DO NOTHING;
+  ON CONFLICT DO NOTHING;
   GET DIAGNOSTICS v_written = ROW_COUNT;
   IF v_written < cardinality(p_owner) THEN
     RAISE EXCEPTION 'an idempotency key of this batch is in flight' USING ERRCODE = '55P03';

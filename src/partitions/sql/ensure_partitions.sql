@@ -5,10 +5,16 @@
 -- at once: they take turns on a transaction-scoped advisory lock per table, and each checks what
 -- exists under it. Creating a partition locks its parent briefly; waiting more than 5 s for that
 -- lock (a long transaction on the table) fails the call, and the partitions job tries again later.
+-- A day of idempotency_keys gets its own unique index on (owner_upi_id, idempotency_key): a
+-- partitioned table's unique index must hold created_at, which would make it no backstop at all
+-- against a writer without the key's lock (idempotency_finish.sql); across days the lock decides.
 -- The partitions job calls it for the database clock's now, a seed or a restore for past months.
+-- SECURITY DEFINER: only the tables' owner may add partitions, and the service's role calls this.
 CREATE OR REPLACE FUNCTION ensure_partitions(p_table text, p_from timestamptz, p_to timestamptz)
 RETURNS integer
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, public
 SET lock_timeout = '5s'
 AS $$
 DECLARE
@@ -36,6 +42,10 @@ BEGIN
     IF to_regclass(format('%I.%I', v_schema, v_name)) IS NULL THEN
       EXECUTE format('CREATE TABLE %I.%I PARTITION OF %s FOR VALUES FROM (%L) TO (%L)', v_schema, v_name, v_parent,
         v_start, v_end);
+      IF p_table = 'idempotency_keys' THEN
+        EXECUTE format('CREATE UNIQUE INDEX %I ON %I.%I (owner_upi_id, idempotency_key)', v_name || '_owner_key',
+          v_schema, v_name);
+      END IF;
       v_made := v_made + 1;
     END IF;
     v_start := v_end;

@@ -1,0 +1,122 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { MIGRATIONS } from '../../migrations';
+import { PartitionMoneyRecords1764020000000 } from '../../migrations/1764020000000-partition-money-records';
+import { migrateAndVerify } from '../../src/database/data-source';
+import { migrateUpTo, migrationTimestamp, testUrl, withClient } from '../support/db';
+
+/** A database as the service left it before partitioning, with rows in two months. */
+async function withUnpartitionedDatabase(work: (url: string) => Promise<void>): Promise<void> {
+  const name = `scratch_partitions_${process.pid}_${Date.now()}`;
+  const url = testUrl().replace(/\/[^/?]+(\?.*)?$/, `/${name}`);
+  await withClient(testUrl(), (c) => c.query(`CREATE DATABASE ${name}`));
+  try {
+    await migrateUpTo(url, (timestamp) => timestamp < migrationTimestamp(PartitionMoneyRecords1764020000000));
+    await work(url);
+  } finally {
+    await withClient(testUrl(), (c) => c.query(`DROP DATABASE ${name} WITH (FORCE)`));
+  }
+}
+
+const OLD = '2018-01-15T10:00:00Z';
+
+/** Every row of the five tables, as text, in id order: what the conversion must keep. */
+const SNAPSHOT = `
+  SELECT 'transactions' AS t, (SELECT json_agg(x ORDER BY x.id)::text FROM transactions x) AS rows
+  UNION ALL SELECT 'ledger_entries', (SELECT json_agg(x ORDER BY x.id)::text FROM ledger_entries x)
+  UNION ALL SELECT 'outbox_events', (SELECT json_agg(x ORDER BY x.id)::text FROM outbox_events x)
+  UNION ALL SELECT 'idempotency_keys', (SELECT json_agg(x ORDER BY x.id)::text FROM idempotency_keys x)
+  UNION ALL SELECT 'webhook_deliveries', (SELECT json_agg(x ORDER BY x.id)::text FROM webhook_deliveries x)
+  ORDER BY 1`;
+
+describe('the partitioning migrations on existing data', () => {
+  it('keep every row, each in the partition of its month or day, and the schema check passes', async () => {
+    await withUnpartitionedDatabase(async (url) => {
+      const before = await withClient(url, async (db) => {
+        const users: string[] = [];
+        for (const upi of ['old.alice@bank', 'old.bob@bank']) {
+          const { rows } = await db.query(
+            `INSERT INTO users (reference_id, name, upi_id, phone_number, balance) VALUES ($1, 'Old', $2, '9876543210', 0)
+             RETURNING id`,
+            [randomUUID(), upi],
+          );
+          users.push(rows[0].id);
+        }
+        for (const at of [OLD, new Date().toISOString()]) {
+          const reference = randomUUID();
+          const { rows } = await db.query(
+            `INSERT INTO transactions (reference_id, sender_id, receiver_id, sender_upi_id, receiver_upi_id, amount, created_at)
+             VALUES ($1, $2, $3, 'old.alice@bank', 'old.bob@bank', 1, $4) RETURNING id`,
+            [reference, users[0], users[1], at],
+          );
+          await db.query(
+            `INSERT INTO ledger_entries (user_id, transaction_id, transaction_reference_id, entry_type, amount,
+                                         balance_before, balance_after, created_at)
+             VALUES ($1, $3, $4, 'CREDIT', 1, 0, 1, $5), ($2, $3, $4, 'CREDIT', 1, 0, 1, $5)`,
+            [users[0], users[1], rows[0].id, reference, at],
+          );
+          await db.query(
+            `INSERT INTO outbox_events (event_id, event_type, aggregate_key, payload, created_at)
+             VALUES ($1, 'TransferCompleted', 'old.alice@bank', '{}', $2)`,
+            [randomUUID(), at],
+          );
+          await db.query(
+            `INSERT INTO idempotency_keys (owner_upi_id, idempotency_key, request_hash, status, created_at)
+             VALUES ('old.alice@bank', $1, repeat('0', 64), 'SUCCESS', $2)`,
+            [randomUUID(), at],
+          );
+          await db.query(
+            `INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, payload, created_at)
+             VALUES (1, $1, 'TransferCompleted', '{}', $2)`,
+            [randomUUID(), at],
+          );
+        }
+        return (await db.query<{ t: string; rows: string }>(SNAPSHOT)).rows;
+      });
+
+      const dataSource = new DataSource({
+        type: 'postgres',
+        url,
+        migrations: MIGRATIONS,
+        migrationsTableName: 'schema_migrations',
+        poolSize: 2,
+      });
+      await dataSource.initialize();
+      try {
+        expect(await migrateAndVerify(dataSource)).toEqual(
+          expect.arrayContaining(['PartitionMoneyRecords1764020000000', 'PartitionShortLivedTables1764020100000']),
+        );
+      } finally {
+        await dataSource.destroy();
+      }
+
+      await withClient(url, async (db) => {
+        expect((await db.query<{ t: string; rows: string }>(SNAPSHOT)).rows).toEqual(before);
+        const placed = await db.query<{ partition: string }>(
+          `SELECT DISTINCT tableoid::regclass::text AS partition FROM (
+             SELECT tableoid, created_at FROM transactions UNION ALL SELECT tableoid, created_at FROM ledger_entries
+             UNION ALL SELECT tableoid, created_at FROM outbox_events
+             UNION ALL SELECT tableoid, created_at FROM idempotency_keys
+             UNION ALL SELECT tableoid, created_at FROM webhook_deliveries) x
+           WHERE created_at < '2019-01-01' ORDER BY 1`,
+        );
+        expect(placed.rows.map((row) => row.partition)).toEqual([
+          'idempotency_keys_p20180115',
+          'ledger_entries_p201801',
+          'outbox_events_p20180115',
+          'transactions_p201801',
+          'webhook_deliveries_p20180115',
+        ]);
+        // The identity goes on after the copied rows.
+        const { rows } = await db.query<{ id: string; max: string }>(
+          `INSERT INTO outbox_events (event_id, event_type, aggregate_key, payload)
+           VALUES (gen_random_uuid(), 'TransferCompleted', 'x@bank', '{}')
+           RETURNING id, (SELECT max(id) FROM outbox_events) AS max`,
+        );
+        expect(BigInt(rows[0].id)).toBeGreaterThan(BigInt(rows[0].max));
+        // The tables' triggers came back: a transaction is still immutable.
+        await expect(db.query(`UPDATE transactions SET amount = 2`)).rejects.toThrow(/immutable/);
+      });
+    });
+  }, 60_000);
+});
