@@ -24,6 +24,7 @@ import { PartitionShortLivedTables1764020100000 } from './1764020100000-partitio
 import { OutboxEventsWithoutCopies1764021000000 } from './1764021000000-outbox-events-without-copies';
 import { IdempotencyKeysWithoutAnswers1764021100000 } from './1764021100000-idempotency-keys-without-answers';
 import { DropUnusedIndexes1764021200000 } from './1764021200000-drop-unused-indexes';
+import { ArchivedMonths1764022000000 } from './1764022000000-archived-months';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -53,4 +54,5 @@ export const MIGRATIONS = [
   OutboxEventsWithoutCopies1764021000000,
   IdempotencyKeysWithoutAnswers1764021100000,
   DropUnusedIndexes1764021200000,
+  ArchivedMonths1764022000000,
 ];

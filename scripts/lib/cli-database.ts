@@ -4,7 +4,7 @@ import { Logger } from '@nestjs/common';
 import { Client } from 'pg';
 import { parseDatabaseUrl } from '../../src/config/database-url';
 import { EmbeddedDatabase } from '../../src/database/embedded-postgres';
-import { embeddedPasswords, embeddedUrl, SUPERUSER } from '../../src/database/embedded-roles';
+import { embeddedPasswords, embeddedUrl, OWNER_ROLE, SUPERUSER } from '../../src/database/embedded-roles';
 import { runningPostmasterPort } from '../../src/database/postmaster-process';
 import { PrimaryLocator } from '../../src/database/primary-locator';
 
@@ -29,20 +29,34 @@ export interface DatabaseSource {
 export class CliUsageError extends Error {}
 
 /**
- * What the operator CLIs (audit, admin) work on: the URL of DATABASE_OPTIONS, else DATABASE_URL,
- * else the embedded database in DATA_DIR. A running service's postmaster is shared (found from its
- * postmaster.pid, with the passwords DATA_DIR keeps); with none running, one is started and stopped.
+ * What the operator CLIs (audit, admin, archive) work on: the URL of DATABASE_OPTIONS, else
+ * DATABASE_URL, else the embedded database in DATA_DIR. A running service's postmaster is shared
+ * (found from its postmaster.pid, with the passwords DATA_DIR keeps); with none running, one is
+ * started and stopped. `owner`: a tool that changes the schema (the archive drops and makes
+ * partitions) works as the owner role: DATABASE_OWNER_URL before DATABASE_URL, and the embedded
+ * database's owner rather than its superuser.
  */
-export async function withCliDatabase<T>(source: DatabaseSource, work: (client: Client) => Promise<T>) {
-  const url = givenUrl(source) ?? (process.env.DATABASE_URL || undefined);
+export async function withCliDatabase<T>(
+  source: DatabaseSource,
+  work: (client: Client) => Promise<T>,
+  role: 'superuser' | 'owner' = 'superuser',
+) {
+  const environment = (role === 'owner' && process.env.DATABASE_OWNER_URL) || process.env.DATABASE_URL;
+  const url = givenUrl(source) ?? (environment || undefined);
   if (url) return withClient(url, work);
   const dataDir = resolve(process.env.DATA_DIR ?? './.data');
+  const passwords = embeddedPasswords(dataDir);
+  const login = (port: number) =>
+    role === 'owner'
+      ? embeddedUrl(OWNER_ROLE, passwords.owner, port)
+      : embeddedUrl(SUPERUSER, passwords.superuser, port);
   const port = runningPostmasterPort(join(dataDir, 'postgres'));
-  if (port) return withClient(embeddedUrl(SUPERUSER, embeddedPasswords(dataDir).superuser, port), work);
+  if (port) return withClient(login(port), work);
   Logger.overrideLogger(['error']);
   const embedded = new EmbeddedDatabase({ dataDir });
   try {
-    return await withClient(await embedded.start(), work);
+    const superuserUrl = await embedded.start();
+    return await withClient(role === 'owner' ? login(Number(new URL(superuserUrl).port)) : superuserUrl, work);
   } finally {
     await embedded.stop();
   }

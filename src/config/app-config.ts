@@ -146,7 +146,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     rateLimitPerSecond: reader.integer('RATE_LIMIT_PER_SECOND', 10, 1, 1_000_000),
     rateLimitStore: reader.oneOf('RATE_LIMIT_STORE', 'memory', ['memory', 'postgres']) as 'memory' | 'postgres',
     idempotencyTtlHours: reader.integer('IDEMPOTENCY_TTL_HOURS', 24, 1, 24 * 365),
-    retentionYears: reader.integer('RETENTION_YEARS', 8, 1, 100),
+    retentionYears: readRetentionYears(reader),
     outboxRetentionDays: reader.integer('OUTBOX_RETENTION_DAYS', 7, 1, 3650),
     webhookDeliveryRetentionDays: reader.integer('WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 1, 3650),
     kafkaBrokers: reader
@@ -293,6 +293,16 @@ function resolveJwtSecret(value: string | undefined, nodeEnv: string, dataDir: s
     return '';
   }
   return kept.secret;
+}
+
+const readRetentionYears = (reader: EnvReader) => reader.integer('RETENTION_YEARS', 8, 1, 100);
+
+/** RETENTION_YEARS alone, validated as loadConfig does, for a CLI that needs nothing else (npm run archive). */
+export function retentionYears(env: Env = process.env): number {
+  const problems: string[] = [];
+  const years = readRetentionYears(new EnvReader(env, problems));
+  if (problems.length > 0) throw new ConfigError(problems);
+  return years;
 }
 
 class EnvReader {

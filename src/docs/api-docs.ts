@@ -50,6 +50,12 @@ export class ProblemDetail {
     },
   })
   limit?: Record<string, unknown>;
+  @ApiPropertyOptional({
+    description: 'history-archived only: the first month (UTC) whose history is live, YYYY-MM',
+    pattern: '^\\d{4}-\\d{2}$',
+    example: '2018-01',
+  })
+  firstLiveMonth?: string;
 }
 
 const STATUS_HINTS: Record<number, string> = {

@@ -36,7 +36,10 @@ export interface LedgerOrphan {
 export const SIGNED_AMOUNT = `CASE l.entry_type WHEN 'CREDIT' THEN l.amount ELSE -l.amount END`;
 
 // Each link is checked against the stored hash of the entry before it, so one changed, deleted or
-// moved entry breaks exactly the links around it, and the rest of the chain still verifies.
+// moved entry breaks exactly the links around it, and the rest of the chain still verifies. The
+// entry before an account's first in a month may be archived (npm run archive): then it is that
+// month's head at the cut, kept in ledger_checkpoints, which is looked up only where the month
+// changes along the chain.
 const BROKEN_ENTRIES = `
   SELECT c.id::text AS "entryId", c.user_id::text AS "accountId", u.upi_id AS "upiId", array_remove(ARRAY[
       CASE WHEN c.hash IS DISTINCT FROM c.expected_hash
@@ -46,12 +49,25 @@ const BROKEN_ENTRIES = `
       CASE WHEN c.balance_after <> c.balance_before + c.signed
            THEN 'balanceAfter is not balanceBefore moved by the amount' END], NULL) AS reasons
   FROM (
-    SELECT l.id, l.user_id, l.hash, l.balance_before, l.balance_after, ${SIGNED_AMOUNT} AS signed,
-      lag(l.balance_after, 1, 0::numeric) OVER w AS previous_after,
-      ledger_entry_hash(lag(l.hash) OVER w, l.user_id, l.transaction_reference_id, l.entry_type, l.amount,
-                        l.balance_before, l.balance_after, l.created_at) AS expected_hash
-    FROM ledger_entries l
-    WINDOW w AS (PARTITION BY l.user_id ORDER BY l.id)
+    SELECT e.id, e.user_id, e.hash, e.balance_before, e.balance_after, e.signed,
+      coalesce(k.balance_after, e.previous_after) AS previous_after,
+      ledger_entry_hash(coalesce(k.hash, e.previous_hash), e.user_id, e.transaction_reference_id, e.entry_type,
+                        e.amount, e.balance_before, e.balance_after, e.created_at) AS expected_hash
+    FROM (
+      SELECT l.id, l.user_id, l.hash, l.balance_before, l.balance_after, ${SIGNED_AMOUNT} AS signed,
+        l.transaction_reference_id, l.entry_type, l.amount, l.created_at,
+        lag(l.id) OVER w AS previous_id, lag(l.created_at) OVER w AS previous_at,
+        lag(l.hash) OVER w AS previous_hash, lag(l.balance_after, 1, 0::numeric) OVER w AS previous_after
+      FROM ledger_entries l
+      WINDOW w AS (PARTITION BY l.user_id ORDER BY l.id)
+    ) e
+    LEFT JOIN LATERAL (
+      SELECT k.hash, k.balance_after FROM ledger_checkpoints k
+      WHERE (e.previous_id IS NULL
+             OR date_trunc('month', e.previous_at, 'UTC') <> date_trunc('month', e.created_at, 'UTC'))
+        AND k.user_id = e.user_id AND k.last_entry_id < e.id AND k.last_entry_id > coalesce(e.previous_id, 0)
+      ORDER BY k.last_entry_id DESC LIMIT 1
+    ) k ON true
   ) c LEFT JOIN users u ON u.id = c.user_id
   WHERE c.hash IS DISTINCT FROM c.expected_hash OR c.balance_before <> c.previous_after
      OR c.balance_after <> c.balance_before + c.signed
@@ -87,10 +103,19 @@ export const STATEMENT_BATCH_SIZE = 500;
 /** An entry without a transaction is an opening balance from the treasury. */
 const OPENING_BALANCE_TYPE = 'DEPOSIT';
 
+// The newest of: the account's last live entry before the instant, and the head of its newest
+// archived month that ended by then (ledger_checkpoints), so a period after archived history opens
+// with the balance it left.
 const balanceBefore = (instant: string, user = '$1') => `COALESCE((
-  SELECT b.balance_after FROM ledger_entries b
-  WHERE b.user_id = ${user} AND b.created_at < ${instant}
-  ORDER BY b.created_at DESC, b.id DESC LIMIT 1), 0)::text`;
+  SELECT x.balance_after FROM (
+    (SELECT b.balance_after, b.created_at AS at FROM ledger_entries b
+     WHERE b.user_id = ${user} AND b.created_at < ${instant}
+     ORDER BY b.created_at DESC, b.id DESC LIMIT 1)
+    UNION ALL
+    (SELECT k.balance_after, (k.month + interval '1 month') AT TIME ZONE 'UTC' FROM ledger_checkpoints k
+     WHERE k.user_id = ${user} AND (k.month + interval '1 month') AT TIME ZONE 'UTC' <= ${instant}
+     ORDER BY k.month DESC LIMIT 1)
+  ) x ORDER BY x.at DESC LIMIT 1), 0)::text`;
 
 const entriesOf = (user: string) => `
   SELECT e.created_at, e.transaction_reference_id, COALESCE(t.type, '${OPENING_BALANCE_TYPE}') AS type, e.entry_type,

@@ -1,4 +1,4 @@
-// Owns ledger_entries: its repository (reads; the movement functions append) and the ledger route.
+// Owns ledger_entries (read here; the movement functions append) and ledger_checkpoints (npm run archive).
 // Other modules call LedgerEntriesRepository (the opening balance at registration); nobody else writes it.
 import { Module } from '@nestjs/common';
 import { LedgerEntriesRepository } from './ledger-entries.repository';

@@ -74,7 +74,7 @@ export class StatementsController {
       },
     },
   })
-  @ApiProblems(400, 401, 403, ErrorCode.UserNotFound, 422, 503)
+  @ApiProblems(400, 401, 403, ErrorCode.UserNotFound, 422, ErrorCode.HistoryArchived, 503)
   async statement(
     @Param('id', UuidParamPipe) id: string,
     @Query() query: Record<string, unknown>,
@@ -120,7 +120,7 @@ export class StatementsController {
     schema: { type: 'string', enum: [...BALANCE_INTERVALS], default: 'day', example: 'day' },
   })
   @ApiOkResponse({ type: [BalancePointResponse] })
-  @ApiProblems(400, 401, 403, ErrorCode.UserNotFound, 422, 503)
+  @ApiProblems(400, 401, 403, ErrorCode.UserNotFound, 422, ErrorCode.HistoryArchived, 503)
   async balanceHistory(
     @Param('id', UuidParamPipe) id: string,
     @Query() query: Record<string, unknown>,

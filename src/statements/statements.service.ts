@@ -1,5 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type Big from 'big.js';
+import { ArchivedMonthsRepository } from '../archive/archived-months.repository';
+import { ApiError } from '../common/errors/api-error';
+import { ErrorCode } from '../common/errors/error-code';
 import { Money } from '../common/money/money';
 import {
   LedgerEntriesRepository,
@@ -52,10 +55,14 @@ export interface OwnedStatement {
 /** Statements and balance history, read from the ledger's balance_after (LedgerEntriesRepository). */
 @Injectable()
 export class StatementsService {
-  constructor(private readonly ledger: LedgerEntriesRepository) {}
+  constructor(
+    private readonly ledger: LedgerEntriesRepository,
+    private readonly archivedMonths: ArchivedMonthsRepository,
+  ) {}
 
   /** The account with this reference ID (null if none) and, for a period of one batch or less, its statement. */
   async ownedStatement(referenceId: string, range: StatementRange): Promise<OwnedStatement | null> {
+    await this.refuseArchivedHistory(range);
     const rows = await this.ledger.findStatementOwner(referenceId, range.from.toISOString(), range.to.toISOString());
     if (rows.length === 0) return null;
     const [first] = rows;
@@ -86,6 +93,7 @@ export class StatementsService {
 
   /** The balance at the end of each hour or day (UTC) overlapping [from, to); the last one at `to`. */
   async balanceHistory(userId: string, range: StatementRange, interval: BalanceInterval): Promise<BalancePoint[]> {
+    await this.refuseArchivedHistory(range);
     const { from, to } = range;
     const rows = await this.ledger.findBalanceHistory(
       userId,
@@ -95,6 +103,20 @@ export class StatementsService {
       interval,
     );
     return rows.map((row) => ({ at: row.at, balance: new Money(row.balance) }));
+  }
+
+  /** A period that reaches an archived month (npm run archive) has no live entries to show there: 422, naming the first live month. */
+  private async refuseArchivedHistory(range: StatementRange): Promise<void> {
+    const firstLiveMonth = await this.archivedMonths.findFirstLiveMonthIfReached(
+      range.from.toISOString(),
+      range.to.toISOString(),
+    );
+    if (firstLiveMonth === null) return;
+    throw new ApiError(
+      ErrorCode.HistoryArchived,
+      `The period reaches archived history; statements start from ${firstLiveMonth}`,
+      { members: { firstLiveMonth } },
+    );
   }
 }
 

@@ -890,6 +890,7 @@ export interface components {
         | 'https://errors.payments.local/reversal-exceeds-remaining'
         | 'https://errors.payments.local/not-reversible'
         | 'https://errors.payments.local/limit-exceeded'
+        | 'https://errors.payments.local/history-archived'
         | 'https://errors.payments.local/account-frozen'
         | 'https://errors.payments.local/idempotency-key-missing'
         | 'https://errors.payments.local/idempotency-key-invalid'
@@ -943,6 +944,11 @@ export interface components {
         /** Format: date-time */
         resetsAt?: string;
       };
+      /**
+       * @description history-archived only: the first month (UTC) whose history is live, YYYY-MM
+       * @example 2018-01
+       */
+      firstLiveMonth?: string;
     };
     RegisterUserRequest: {
       /** @example Alice Sharma */
@@ -3696,7 +3702,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDetail'];
         };
       };
-      /** @description Validation Failed */
+      /** @description Validation Failed; History Archived */
       422: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
@@ -3805,7 +3811,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDetail'];
         };
       };
-      /** @description Validation Failed */
+      /** @description Validation Failed; History Archived */
       422: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */

@@ -24,6 +24,7 @@ export enum ErrorCode {
   NotReversible = 'not-reversible',
   LimitExceeded = 'limit-exceeded',
   AccountFrozen = 'account-frozen',
+  HistoryArchived = 'history-archived',
   IdempotencyKeyMissing = 'idempotency-key-missing',
   IdempotencyKeyInvalid = 'idempotency-key-invalid',
   IdempotencyKeyReused = 'idempotency-key-reused',
@@ -47,6 +48,8 @@ export interface ProblemExampleFields {
   errors?: Record<string, string>;
   /** limit-exceeded only (src/limits). */
   limit?: { name: string; max: number; used: number; remaining: number; resetsAt: string };
+  /** history-archived only (src/statements): the first month a statement can reach, YYYY-MM. */
+  firstLiveMonth?: string;
 }
 
 export interface ErrorDescriptor {
@@ -164,6 +167,14 @@ export const ERROR_DESCRIPTORS: Record<ErrorCode, ErrorDescriptor> = {
         'This transfer would exceed the daily amount limit of 100000.0000 (used 65000.0000, remaining 35000.0000); ' +
         'it resets at 2026-11-24T18:30:00.000Z',
       limit: { name: 'daily-amount', max: 100000, used: 65000, remaining: 35000, resetsAt: '2026-11-24T18:30:00.000Z' },
+    },
+  },
+  [ErrorCode.HistoryArchived]: {
+    status: 422,
+    title: 'History Archived',
+    example: {
+      detail: 'The period reaches archived history; statements start from 2018-01',
+      firstLiveMonth: '2018-01',
     },
   },
   [ErrorCode.AccountFrozen]: {
