@@ -16,6 +16,7 @@ import { LedgerModule } from './ledger/ledger.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { OutboxModule } from './outbox/outbox.module';
 import { PaymentRequestsModule } from './payment-requests/payment-requests.module';
+import { HoldsModule } from './holds/holds.module';
 import { ResilienceModule } from './resilience/resilience.module';
 import { SchedulesModule } from './schedules/schedules.module';
 import { StatementsModule } from './statements/statements.module';
@@ -50,6 +51,7 @@ export class AppModule {
         StatementsModule,
         WebhooksModule,
         PaymentRequestsModule,
+        HoldsModule,
         LimitsModule,
         SchedulesModule,
         ActuatorModule,
