@@ -47,7 +47,7 @@ const CHECKS: Check[] = [
   },
   {
     // A hold's capture is debited from the holds account: the payer's money left at placement.
-    name: 'every transfer has exactly one DEBIT of the sender (a capture: the holds account) and one CREDIT of the receiver, of its amount',
+    name: 'every transfer has exactly one DEBIT of the sender and one CREDIT of the receiver, of its amount (a capture: the DEBIT of the holds account)',
     sql: `
       SELECT t.reference_id,
         count(*) FILTER (WHERE l.entry_type = 'DEBIT' AND l.user_id = ${DEBITED} AND l.amount = t.amount) AS debits,
@@ -127,7 +127,7 @@ const CHECKS: Check[] = [
   {
     // Opening balances and deposits are the money the treasury issued to these users; what their
     // open holds reserve sits in a holds account meanwhile.
-    name: 'the sum of balances, with what open holds reserve, equals the sum of opening balances',
+    name: 'the sum of balances equals the sum of opening balances (with what open holds reserve)',
     sql: `
       WITH sums AS (
         SELECT (SELECT coalesce(sum(balance), 0) FROM users
