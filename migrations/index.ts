@@ -25,6 +25,7 @@ import { OutboxEventsWithoutCopies1764021000000 } from './1764021000000-outbox-e
 import { IdempotencyKeysWithoutAnswers1764021100000 } from './1764021100000-idempotency-keys-without-answers';
 import { DropUnusedIndexes1764021200000 } from './1764021200000-drop-unused-indexes';
 import { ArchivedMonths1764022000000 } from './1764022000000-archived-months';
+import { Holds1764030000000 } from './1764030000000-holds';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -55,4 +56,5 @@ export const MIGRATIONS = [
   IdempotencyKeysWithoutAnswers1764021100000,
   DropUnusedIndexes1764021200000,
   ArchivedMonths1764022000000,
+  Holds1764030000000,
 ];

@@ -18,6 +18,7 @@ import { OutboxModule } from './outbox/outbox.module';
 import { PartitionsModule } from './partitions/partitions.module';
 import { PaymentRequestsModule } from './payment-requests/payment-requests.module';
 import { PayeesModule } from './payees/payees.module';
+import { HoldsModule } from './holds/holds.module';
 import { ResilienceModule } from './resilience/resilience.module';
 import { SchedulesModule } from './schedules/schedules.module';
 import { StatementsModule } from './statements/statements.module';
@@ -54,6 +55,7 @@ export class AppModule {
         StatementsModule,
         WebhooksModule,
         PaymentRequestsModule,
+        HoldsModule,
         LimitsModule,
         SchedulesModule,
         ActuatorModule,

@@ -8,7 +8,7 @@ import type { WebhookBenchResult } from './webhook-receiver';
 
 /** One measured phase: its load figures, and what it measured. */
 export interface PhaseResult extends PhaseLoad {
-  workload: 'transfers' | 'history reads';
+  workload: 'transfers' | 'history reads' | 'holds: place, then capture';
   loop: 'closed' | 'open';
   database: 'empty' | 'large';
   /** Open loop: the transfers per second offered. */

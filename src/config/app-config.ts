@@ -105,6 +105,8 @@ export class AppConfig {
   readonly paymentRequestsOpenMax: number;
   /** Memory for rendered QR codes, in bytes, shared by every request; 0 renders every fetch afresh. */
   readonly qrCacheMaxBytes: number;
+  /** Longest hold a payer may place, in seconds (src/holds); a longer expiresInSeconds is 422. */
+  readonly holdMaxSeconds: number;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -199,6 +201,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     ...limitsConfig(reader, env, problems),
     paymentRequestsOpenMax: reader.integer('PAYMENT_REQUESTS_OPEN_MAX', 100, 1, 100_000),
     qrCacheMaxBytes: reader.integer('QR_CACHE_MAX_BYTES', 16 * 1024 * 1024, 0, 1024 * 1024 * 1024),
+    holdMaxSeconds: reader.integer('HOLD_MAX_SECONDS', 2_592_000, 60, 31_536_000),
   };
   // DATA_DIR matters only when it holds something: the embedded database or the generated JWT secret.
   const dataDirProblem = !databaseUrl || !env.JWT_SECRET ? privateDirectoryProblem(dataDir) : undefined;

@@ -90,6 +90,8 @@ export const MOVEMENT_ENTRIES: Readonly<Record<string, string>> = {
   transfer_funds: 'transfer_apply',
   reverse_transfer: 'reversal_apply',
   deposit_funds: 'deposit_apply',
+  place_hold: 'hold_place_apply',
+  capture_hold: 'hold_capture_apply',
 };
 
 const MOVEMENT_ENTRY_TEMPLATE = join('movements', 'sql', 'movement_entry.sql.template');

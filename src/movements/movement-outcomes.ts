@@ -52,6 +52,23 @@ export const MOVEMENT_REFUSALS = {
     detail: (data) =>
       `The reversal of ${String(data.requested)} exceeds the ${String(data.remaining)} that remains reversible`,
   },
+  'hold-not-found': {
+    problem: ErrorCode.HoldNotFound,
+    detail: (data) => `No hold with reference ID ${String(data.referenceId)}`,
+  },
+  'not-hold-payee': {
+    problem: ErrorCode.Forbidden,
+    detail: () => 'Only the payee of a hold may capture or release it',
+  },
+  'hold-not-open': {
+    problem: ErrorCode.HoldNotOpen,
+    detail: (data) => `Hold ${String(data.referenceId)} is ${String(data.status)}, not HELD`,
+  },
+  'hold-exceeded': {
+    problem: ErrorCode.HoldExceeded,
+    detail: (data) =>
+      `The capture of ${String(data.requested)} exceeds the ${String(data.remaining)} that remains on the hold`,
+  },
   'limit-exceeded': { problem: ErrorCode.LimitExceeded, detail: limitDetail, members: limitMember },
   'account-frozen': {
     problem: ErrorCode.AccountFrozen,

@@ -19,6 +19,8 @@ export interface TransactionFields {
   reversedAmount?: string;
   /** Only a TRANSFER that paid a payment request has one. */
   paymentRequestReferenceId?: string;
+  /** Only a TRANSFER that captured a hold (src/holds) has one. */
+  holdReferenceId?: string | null;
 }
 
 /** One Transaction body for reads, 201s and their replays: same fields, same order, same bytes. */
@@ -48,6 +50,8 @@ export class TransactionResponse {
     description: 'A TRANSFER that paid a payment request, in the answer to that payment: the request',
   })
   paymentRequestReferenceId?: string;
+  @ApiPropertyOptional({ format: 'uuid', description: 'A TRANSFER that captured a hold: the hold' })
+  holdReferenceId?: string;
 
   /** The one mapping from a transactions row (transactions.repository.ts). */
   static of(this: void, row: TransactionRow): TransactionResponse {
@@ -76,6 +80,7 @@ export class TransactionResponse {
       response.reversedAmount = moneyJson(fields.reversedAmount);
     }
     if (fields.paymentRequestReferenceId) response.paymentRequestReferenceId = fields.paymentRequestReferenceId;
+    if (fields.holdReferenceId) response.holdReferenceId = fields.holdReferenceId;
     return response;
   }
 }

@@ -16,7 +16,8 @@ export type TransactionRow = Required<
 
 const COLUMNS = `t.id, t.reference_id AS "referenceId", t.sender_upi_id AS "senderUpiId",
            t.receiver_upi_id AS "receiverUpiId", t.amount, t.status, t.type, t.note, t.created_at AS "createdAt",
-           t.original_reference_id AS "originalReferenceId", t.reversed_amount AS "reversedAmount"`;
+           t.original_reference_id AS "originalReferenceId", t.reversed_amount AS "reversedAmount",
+           t.hold_reference_id AS "holdReferenceId"`;
 
 const BY_REFERENCE = `SELECT ${COLUMNS} FROM transactions t WHERE t.reference_id = $1`;
 
@@ -95,8 +96,9 @@ const BROKEN_TRANSACTIONS = `
   WITH sides AS (
     SELECT t.id,
       coalesce(sum(l.amount) FILTER (WHERE l.entry_type = 'CREDIT' AND l.user_id = t.receiver_id), 0) AS credited,
+      -- A deposit's DEBITs are the treasury's, a hold capture's the holds account's (both ids <= 0).
       coalesce(sum(l.amount) FILTER (WHERE l.entry_type = 'DEBIT' AND (l.user_id = t.sender_id
-        OR (t.type = 'DEPOSIT' AND l.user_id <= 0))), 0) AS debited,
+        OR ((t.type = 'DEPOSIT' OR t.hold_reference_id IS NOT NULL) AND l.user_id <= 0))), 0) AS debited,
       count(*) FILTER (WHERE l.id IS NOT NULL AND l.transaction_reference_id <> t.reference_id) AS misnamed
     FROM transactions t LEFT JOIN ledger_entries l ON l.transaction_id = t.id
     GROUP BY t.id),

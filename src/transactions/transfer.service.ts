@@ -64,9 +64,10 @@ export class TransferService {
   /**
    * The receiver must pass the external UPI verification before anything is written. When the
    * provider cannot answer (503), a key that already holds a finished outcome is still replayed:
-   * the client retrying a completed transfer gets its answer, not an outage.
+   * the client retrying a completed transfer gets its answer, not an outage. Placing a hold
+   * (src/holds) checks its payee the same way.
    */
-  private async verifyReceiver(
+  async verifyReceiver(
     receiverUpiId: string,
     owner: string,
     key: string,

@@ -129,7 +129,7 @@ describe('the ledger audit', () => {
     expect(response.body).toEqual({
       ok: true,
       checkedAt: expect.stringMatching(/Z$/),
-      accounts: 8 + 3, // the treasury's eight rows, the admin, Alice and Bob
+      accounts: 8 + 8 + 3, // the treasury's eight rows, the holds accounts' eight, the admin, Alice and Bob
       entries: expect.any(Number),
       globalSum: 0,
       brokenEntries: [],

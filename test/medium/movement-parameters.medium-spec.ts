@@ -1,4 +1,5 @@
 import type { Client } from 'pg';
+import { CAPTURE_HOLD, PLACE_HOLD, RETURN_HOLD } from '../../src/holds/hold-parameters';
 import type { MovementFunction } from '../../src/movements/movement-call';
 import { REVERSE_TRANSFER } from '../../src/transactions/reversal-parameters';
 import { TRANSFER_FUNDS } from '../../src/transactions/transfer-parameters';
@@ -33,13 +34,23 @@ describe('movement parameters', () => {
     ['transfer_funds', TRANSFER_FUNDS],
     ['reverse_transfer', REVERSE_TRANSFER],
     ['deposit_funds', DEPOSIT_FUNDS],
+    ['place_hold', PLACE_HOLD],
+    ['capture_hold', CAPTURE_HOLD],
+    // Not keyed: a release or an expiry (src/holds/sql/hold_return.sql).
+    ['hold_return', RETURN_HOLD],
   ] as [string, MovementFunction<unknown>][])('%s: every argument named and typed, in order', async (name, fn) => {
     expect(fn.name).toBe(name);
     expect(await signature(name)).toEqual(expected(fn));
   });
 
   it('every movement function starts with the key (owner, key, hash), as the skeleton claims it', () => {
-    for (const fn of [TRANSFER_FUNDS, REVERSE_TRANSFER, DEPOSIT_FUNDS] as MovementFunction<unknown>[]) {
+    for (const fn of [
+      TRANSFER_FUNDS,
+      REVERSE_TRANSFER,
+      DEPOSIT_FUNDS,
+      PLACE_HOLD,
+      CAPTURE_HOLD,
+    ] as MovementFunction<unknown>[]) {
       expect(Object.keys(fn.argumentTypes).slice(0, 3)).toEqual(['owner', 'idempotencyKey', 'requestHash']);
     }
   });

@@ -530,6 +530,97 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/holds': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Reserve money for a payee: the amount leaves the caller (the payer) at once, exactly once per key
+     * @description Every transfer rule applies (balance, limits: it counts as a transfer of its amount, frozen accounts, the rate limit). The payee captures it in one or more parts or releases it; at expiresAt what is left returns to the payer by itself.
+     */
+    post: operations['HoldsController_place'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/holds/{referenceId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One hold, for its payer or its payee */
+    get: operations['HoldsController_get'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/holds/{referenceId}/captures': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Take money from a hold (the payee only): a TRANSFER from the payer, exactly once per key
+     * @description Several captures may follow one another, never more than the amount in all (422 hold-exceeded); concurrent captures are serialised on the hold. Fully captured, the hold is CAPTURED.
+     */
+    post: operations['HoldsController_capture'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/holds/{referenceId}/release': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Give back what is left of a hold to its payer (the payee only): RELEASED */
+    post: operations['HoldsController_release'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/users/{referenceId}/holds': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The caller's holds as payer (default) or payee, newest first, by page or by cursor */
+    get: operations['HoldsController_list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/users/{referenceId}/limits': {
     parameters: {
       query?: never;
@@ -882,6 +973,9 @@ export interface components {
         | 'https://errors.payments.local/webhook-delivery-not-found'
         | 'https://errors.payments.local/payment-request-not-found'
         | 'https://errors.payments.local/payment-request-not-open'
+        | 'https://errors.payments.local/hold-not-found'
+        | 'https://errors.payments.local/hold-not-open'
+        | 'https://errors.payments.local/hold-exceeded'
         | 'https://errors.payments.local/payment-request-limit-reached'
         | 'https://errors.payments.local/duplicate-upi-id'
         | 'https://errors.payments.local/invalid-upi-id'
@@ -1127,6 +1221,11 @@ export interface components {
        * @description A TRANSFER that paid a payment request, in the answer to that payment: the request
        */
       paymentRequestReferenceId?: string;
+      /**
+       * Format: uuid
+       * @description A TRANSFER that captured a hold: the hold
+       */
+      holdReferenceId?: string;
     };
     ReversalRequest: {
       /**
@@ -1270,7 +1369,9 @@ export interface components {
        *       "TransferCompleted"
        *     ]
        */
-      events: ('*' | 'TransferCompleted' | 'TransferReversed')[];
+      events: (
+        '*' | 'TransferCompleted' | 'TransferReversed' | 'HoldPlaced' | 'HoldCaptured' | 'HoldReleased' | 'HoldExpired'
+      )[];
       /** @example Accounting sync */
       description?: string;
     };
@@ -1408,6 +1509,77 @@ export interface components {
       /**
        * @description Defaults to the request's note
        * @example Dinner at Toit
+       */
+      note?: string;
+    };
+    PlaceHoldRequest: {
+      /** @example bob@okbank */
+      payeeUpiId: string;
+      /**
+       * @description INR, up to 4 decimals (HALF_EVEN); leaves the payer balance at once
+       * @example 500
+       */
+      amount: number;
+      /**
+       * @description Seconds until the rest returns to the payer by itself; 86400 when left out, at most HOLD_MAX_SECONDS
+       * @example 3600
+       */
+      expiresInSeconds?: number;
+      /** @example hotel deposit */
+      note?: string;
+    };
+    HoldCaptureResponse: {
+      /**
+       * Format: uuid
+       * @description The TRANSFER this capture made
+       */
+      transactionReferenceId: string;
+      /** @example 120 */
+      amount: number;
+      /** Format: date-time */
+      at: string;
+    };
+    HoldResponse: {
+      /** Format: uuid */
+      referenceId: string;
+      /** @example alice@okbank */
+      payerUpiId: string;
+      /** @example bob@okbank */
+      payeeUpiId: string;
+      /** @example 500 */
+      amount: number;
+      /** @example 120 */
+      capturedAmount: number;
+      /** @example 380 */
+      remainingAmount: number;
+      /**
+       * @example HELD
+       * @enum {string}
+       */
+      status: 'HELD' | 'CAPTURED' | 'RELEASED' | 'EXPIRED';
+      /** @example hotel deposit */
+      note: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      expiresAt: string;
+      /**
+       * Format: date-time
+       * @description When it left HELD
+       */
+      closedAt: string | null;
+      /** @description Oldest first */
+      captures: components['schemas']['HoldCaptureResponse'][];
+    };
+    CaptureHoldRequest: {
+      /**
+       * @description INR, up to 4 decimals (HALF_EVEN); defaults to what remains on the hold
+       * @example 120
+       */
+      amount?: number;
+      /**
+       * @description Defaults to the hold's note
+       * @example room and minibar
        */
       note?: string;
     };
@@ -5169,6 +5341,704 @@ export interface operations {
         content: {
           'application/json': {
             content: components['schemas']['PaymentRequestResponse'][];
+            /**
+             * @description Offset pages only
+             * @example 0
+             */
+            page?: number;
+            /** @example 10 */
+            size: number;
+            /**
+             * @description Offset pages only
+             * @example 25
+             */
+            totalElements?: number;
+            /**
+             * @description Offset pages only
+             * @example 3
+             */
+            totalPages?: number;
+            /** @example true */
+            first: boolean;
+            /** @example false */
+            last: boolean;
+            /**
+             * @description Pass as cursor to read the next page; null on the last page
+             * @example eyJ2IjoxLCJzIjoiY3JlYXRlZEF0IiwiayI6IjQyIn0
+             */
+            nextCursor: string | null;
+          };
+        };
+      };
+      /** @description Invalid Request Content */
+      400: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Unauthorized. Missing, expired, revoked or invalid bearer token */
+      401: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Forbidden Operation */
+      403: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description User Not Found */
+      404: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description A path parameter is too long */
+      414: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Validation Failed */
+      422: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description The database or a dependency is unavailable */
+      503: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying, when known */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+    };
+  };
+  HoldsController_place: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description Names this hold: a retry with the same key and body replays the stored result. In Swagger UI, "Try it out" replaces fresh-key-per-try (or an empty key) with a new UUID on every Execute; type a key to replay.
+         * @example fresh-key-per-try
+         */
+        'Idempotency-Key': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PlaceHoldRequest'];
+      };
+    };
+    responses: {
+      /** @description HELD; Location names the hold */
+      201: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Where the created resource can be read */
+          Location: string;
+          /** @description Present, with the value true, only when this answer replays the stored one of an earlier request */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['HoldResponse'];
+        };
+      };
+      /** @description Invalid Request Content; Self Transfer Not Allowed; Idempotency Key Missing; Idempotency Key Invalid; Idempotency Key Reused */
+      400: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Present, with the value true, only when this answer replays the stored one of an earlier request */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Unauthorized. Missing, expired, revoked or invalid bearer token */
+      401: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description User Not Found */
+      404: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Present, with the value true, only when this answer replays the stored one of an earlier request */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Idempotency Key In Flight */
+      409: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description The request body is larger than 64 KiB */
+      413: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Validation Failed; Insufficient Balance; Limit Exceeded; Account Frozen; Invalid UPI ID */
+      422: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Present, with the value true, only when this answer replays the stored one of an earlier request */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Rate Limit Exceeded. Retry after the number of seconds in Retry-After */
+      429: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying */
+          'Retry-After': number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Service Unavailable. Retry later; Retry-After says when, if known */
+      503: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying, when known */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+    };
+  };
+  HoldsController_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The hold's referenceId
+         * @example 0b6f8f0e-8f5e-4d4a-9a57-3f1c2d4e5a6b
+         */
+        referenceId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['HoldResponse'];
+        };
+      };
+      /** @description Invalid Request Content */
+      400: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Unauthorized. Missing, expired, revoked or invalid bearer token */
+      401: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Forbidden Operation */
+      403: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Hold Not Found */
+      404: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description A path parameter is too long */
+      414: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description A parameter or field is invalid */
+      422: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description The database or a dependency is unavailable */
+      503: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying, when known */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+    };
+  };
+  HoldsController_capture: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description Names this capture: a retry with the same key and body replays the stored result. In Swagger UI, "Try it out" replaces fresh-key-per-try (or an empty key) with a new UUID on every Execute; type a key to replay.
+         * @example fresh-key-per-try
+         */
+        'Idempotency-Key': string;
+      };
+      path: {
+        /**
+         * @description The hold's referenceId
+         * @example 0b6f8f0e-8f5e-4d4a-9a57-3f1c2d4e5a6b
+         */
+        referenceId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CaptureHoldRequest'];
+      };
+    };
+    responses: {
+      /** @description A TRANSFER with holdReferenceId */
+      201: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Where the created resource can be read */
+          Location: string;
+          /** @description Present, with the value true, only when this answer replays the stored one of an earlier request */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "transactionId": 43,
+           *       "referenceId": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+           *       "senderUpiId": "alice@okbank",
+           *       "receiverUpiId": "bob@okbank",
+           *       "amount": 120,
+           *       "status": "COMPLETED",
+           *       "type": "TRANSFER",
+           *       "note": "hotel deposit",
+           *       "createdAt": "2026-11-22T10:20:00.000Z",
+           *       "holdReferenceId": "7c1e2d3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f"
+           *     }
+           */
+          'application/json': components['schemas']['TransactionResponse'];
+        };
+      };
+      /** @description Invalid Request Content; Idempotency Key Missing; Idempotency Key Invalid; Idempotency Key Reused */
+      400: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Present, with the value true, only when this answer replays the stored one of an earlier request */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Unauthorized. Missing, expired, revoked or invalid bearer token */
+      401: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Forbidden Operation */
+      403: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Present, with the value true, only when this answer replays the stored one of an earlier request */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Hold Not Found */
+      404: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Present, with the value true, only when this answer replays the stored one of an earlier request */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Hold Not Open; Idempotency Key In Flight */
+      409: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description The request body is larger than 64 KiB */
+      413: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description A path parameter is too long */
+      414: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Validation Failed; Hold Exceeded; Account Frozen */
+      422: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Present, with the value true, only when this answer replays the stored one of an earlier request */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Rate Limit Exceeded. Retry after the number of seconds in Retry-After */
+      429: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying */
+          'Retry-After': number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Service Unavailable. Retry later; Retry-After says when, if known */
+      503: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying, when known */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+    };
+  };
+  HoldsController_release: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The hold's referenceId
+         * @example 0b6f8f0e-8f5e-4d4a-9a57-3f1c2d4e5a6b
+         */
+        referenceId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['HoldResponse'];
+        };
+      };
+      /** @description Invalid Request Content */
+      400: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Unauthorized. Missing, expired, revoked or invalid bearer token */
+      401: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Forbidden Operation */
+      403: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Hold Not Found */
+      404: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Hold Not Open */
+      409: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description A path parameter is too long */
+      414: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description A parameter or field is invalid */
+      422: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Service Unavailable. Retry later; Retry-After says when, if known */
+      503: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying, when known */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+    };
+  };
+  HoldsController_list: {
+    parameters: {
+      query?: {
+        status?: 'HELD' | 'CAPTURED' | 'RELEASED' | 'EXPIRED';
+        role?: 'payer' | 'payee';
+        /** @description Offset paging, 0-based */
+        page?: number;
+        /** @description 1 to 100 */
+        size?: number;
+        /** @description Cursor paging: the nextCursor of the previous page (from an offset page or a cursor page). Not combinable with page (400). Entries added meanwhile neither shift nor repeat the next page. */
+        cursor?: string;
+      };
+      header?: never;
+      path: {
+        /** @example 0b6f8f0e-8f5e-4d4a-9a57-3f1c2d4e5a6b */
+        referenceId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page. With page (or neither parameter): the full offset envelope plus nextCursor. With cursor: content, size, first, last and nextCursor only (no counts, so a page costs the same at any depth). */
+      200: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            content: components['schemas']['HoldResponse'][];
             /**
              * @description Offset pages only
              * @example 0

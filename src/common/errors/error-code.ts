@@ -16,6 +16,9 @@ export enum ErrorCode {
   PaymentRequestNotFound = 'payment-request-not-found',
   PaymentRequestNotOpen = 'payment-request-not-open',
   PaymentRequestLimitReached = 'payment-request-limit-reached',
+  HoldNotFound = 'hold-not-found',
+  HoldNotOpen = 'hold-not-open',
+  HoldExceeded = 'hold-exceeded',
   DuplicateUpiId = 'duplicate-upi-id',
   InvalidUpiId = 'invalid-upi-id',
   SelfTransfer = 'self-transfer',
@@ -115,6 +118,21 @@ export const ERROR_DESCRIPTORS: Record<ErrorCode, ErrorDescriptor> = {
     example: {
       detail: 'Payment request 0b6f8f0e-8f5e-4d4a-9a57-3f1c2d4e5a6b is PAID, not OPEN',
     },
+  },
+  [ErrorCode.HoldNotFound]: {
+    status: 404,
+    title: 'Hold Not Found',
+    example: { detail: 'No hold with reference ID 7c1e2d3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f' },
+  },
+  [ErrorCode.HoldNotOpen]: {
+    status: 409,
+    title: 'Hold Not Open',
+    example: { detail: 'Hold 7c1e2d3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f is CAPTURED, not HELD' },
+  },
+  [ErrorCode.HoldExceeded]: {
+    status: 422,
+    title: 'Hold Exceeded',
+    example: { detail: 'The capture of 60.0000 exceeds the 40.0000 that remains on the hold' },
   },
   [ErrorCode.PaymentRequestLimitReached]: {
     status: 422,

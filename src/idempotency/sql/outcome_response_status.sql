@@ -14,6 +14,10 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     WHEN 'not-transaction-receiver' THEN 403
     WHEN 'not-reversible' THEN 422
     WHEN 'reversal-exceeds-remaining' THEN 422
+    WHEN 'hold-not-found' THEN 404
+    WHEN 'not-hold-payee' THEN 403
+    WHEN 'hold-not-open' THEN 409
+    WHEN 'hold-exceeded' THEN 422
     WHEN 'limit-exceeded' THEN 422
     WHEN 'account-frozen' THEN 422
   END

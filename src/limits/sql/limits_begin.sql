@@ -44,9 +44,13 @@ BEGIN
       'countUsed', coalesce(v_usage.count, 0),
       'newUntil', iso_millis(v_new_until),
       'newUserAmountMax', CASE WHEN v_new_until IS NULL THEN NULL ELSE (v_settings->>'newUserAmountMax')::numeric END,
+      -- A hold counts as a transfer of its amount when placed (src/holds), its captures not again.
       'newUsed', CASE WHEN v_new_until IS NULL THEN 0 ELSE (
         SELECT coalesce(sum(amount), 0) FROM transactions
-        WHERE sender_id = v_account.id AND type = 'TRANSFER' AND created_at >= v_account.created_at) END,
+        WHERE sender_id = v_account.id AND type = 'TRANSFER' AND hold_reference_id IS NULL
+          AND created_at >= v_account.created_at) + (
+        SELECT coalesce(sum(amount), 0) FROM holds
+        WHERE payer_id = v_account.id AND created_at >= v_account.created_at) END,
       'dirty', false));
   END LOOP;
   RETURN v_state;
