@@ -89,7 +89,8 @@ const CHECKS: Check[] = [
       FROM (SELECT id, reference_id FROM transactions
             WHERE type <> 'DEPOSIT' AND (sender_id IN (${IN_SCOPE_USERS}) OR receiver_id IN (${IN_SCOPE_USERS}))) t
       FULL JOIN (SELECT payload::jsonb->>'transactionReferenceId' AS ref FROM outbox_events
-                 WHERE $1::uuid[] IS NULL OR aggregate_key IN (SELECT upi_id FROM users WHERE id IN (${IN_SCOPE_USERS}))) e
+                 WHERE event_type IN ('TransferCompleted', 'TransferReversed')
+                   AND ($1::uuid[] IS NULL OR aggregate_key IN (SELECT upi_id FROM users WHERE id IN (${IN_SCOPE_USERS})))) e
         ON e.ref = t.reference_id::text
       GROUP BY 1 HAVING count(e.ref) <> 1 OR count(t.id) <> 1`,
   },

@@ -90,6 +90,7 @@ export const MOVEMENT_ENTRIES: Readonly<Record<string, string>> = {
   transfer_funds: 'transfer_apply',
   reverse_transfer: 'reversal_apply',
   deposit_funds: 'deposit_apply',
+  open_dispute: 'dispute_open_apply',
 };
 
 const MOVEMENT_ENTRY_TEMPLATE = join('movements', 'sql', 'movement_entry.sql.template');

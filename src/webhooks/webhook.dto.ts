@@ -14,7 +14,13 @@ import type { DeliveryRow, DeliveryStatus } from './webhook-deliveries.repositor
 import type { EndpointRow, EndpointStatus } from './webhook-endpoints.repository';
 
 /** The outbox's event types, and `*` for every type, present and future. */
-export const WEBHOOK_EVENT_TYPES = ['TransferCompleted', 'TransferReversed'];
+export const WEBHOOK_EVENT_TYPES = [
+  'TransferCompleted',
+  'TransferReversed',
+  'DisputeOpened',
+  'DisputeEscalated',
+  'DisputeResolved',
+];
 const EVENT_CHOICES = ['*', ...WEBHOOK_EVENT_TYPES];
 
 export class CreateWebhookRequest {
