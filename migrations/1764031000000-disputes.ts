@@ -54,17 +54,19 @@ export class Disputes1764031000000 implements MigrationInterface {
   }
 
   async down(db: QueryRunner): Promise<void> {
-    await db.query(`DROP FUNCTION IF EXISTS "dispute_act"(text, boolean, uuid, text, numeric, text, numeric)`);
-    await db.query(
-      `DROP FUNCTION IF EXISTS "dispute_open_apply"(text, uuid, text, numeric, text, uuid, numeric, numeric, numeric)`,
-    );
-    await db.query(
-      `DROP FUNCTION IF EXISTS "open_dispute"(text, text, text, uuid, text, numeric, text, uuid, numeric, numeric, numeric, jsonb)`,
-    );
-    await db.query(`DROP FUNCTION IF EXISTS "dispute_escalate_due"(numeric, integer)`);
-    await db.query(`DROP FUNCTION IF EXISTS "dispute_change"(bigint, text, text, text, text, text, timestamptz, uuid)`);
-    await db.query(`DROP FUNCTION IF EXISTS "dispute_json"(bigint)`);
-    await db.query(`DELETE FROM "sql_functions" WHERE "name" LIKE '%dispute%'`);
+    await db.query(`DROP FUNCTION IF EXISTS "open_dispute"`);
+    for (const fn of [
+      'dispute_act',
+      'dispute_escalate_due',
+      'dispute_open_apply',
+      'dispute_change',
+      'dispute_allows',
+    ]) {
+      await db.query(`DROP FUNCTION IF EXISTS "${fn}"`);
+    }
+    await db.query(`DROP FUNCTION IF EXISTS "dispute_event"`);
+    await db.query(`DROP FUNCTION IF EXISTS "dispute_json"`);
+    await db.query(`DELETE FROM "sql_functions" WHERE "name" IN ('open_dispute') OR "name" LIKE 'dispute\\_%'`);
     await db.query(`DROP TABLE "disputes"`);
   }
 }

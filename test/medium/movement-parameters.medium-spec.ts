@@ -1,4 +1,5 @@
 import type { Client } from 'pg';
+import { DISPUTE_ACT, OPEN_DISPUTE } from '../../src/disputes/dispute-parameters';
 import type { MovementFunction } from '../../src/movements/movement-call';
 import { REVERSE_TRANSFER } from '../../src/transactions/reversal-parameters';
 import { TRANSFER_FUNDS } from '../../src/transactions/transfer-parameters';
@@ -33,13 +34,15 @@ describe('movement parameters', () => {
     ['transfer_funds', TRANSFER_FUNDS],
     ['reverse_transfer', REVERSE_TRANSFER],
     ['deposit_funds', DEPOSIT_FUNDS],
+    ['open_dispute', OPEN_DISPUTE],
+    ['dispute_act', DISPUTE_ACT],
   ] as [string, MovementFunction<unknown>][])('%s: every argument named and typed, in order', async (name, fn) => {
     expect(fn.name).toBe(name);
     expect(await signature(name)).toEqual(expected(fn));
   });
 
   it('every movement function starts with the key (owner, key, hash), as the skeleton claims it', () => {
-    for (const fn of [TRANSFER_FUNDS, REVERSE_TRANSFER, DEPOSIT_FUNDS] as MovementFunction<unknown>[]) {
+    for (const fn of [TRANSFER_FUNDS, REVERSE_TRANSFER, DEPOSIT_FUNDS, OPEN_DISPUTE] as MovementFunction<unknown>[]) {
       expect(Object.keys(fn.argumentTypes).slice(0, 3)).toEqual(['owner', 'idempotencyKey', 'requestHash']);
     }
   });
