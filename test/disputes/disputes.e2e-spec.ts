@@ -15,7 +15,14 @@ describe('disputes (open, answers, admin settlement)', () => {
   const adminUpiId = uniqueUpiId('admin');
 
   beforeAll(async () => {
-    t = await startTestApp({ RATE_LIMIT_PER_SECOND: '1000', ADMIN_UPI_IDS: adminUpiId, DB_POOL_SIZE: '20' });
+    t = await startTestApp({
+      RATE_LIMIT_PER_SECOND: '1000',
+      ADMIN_UPI_IDS: adminUpiId,
+      DB_POOL_SIZE: '20',
+      // The webhook case subscribes an endpoint nobody listens on: its deliveries only have to exist.
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    });
     db = await connectTestDatabase();
     calls = new DisputeCalls(t.api);
     admin = await t.api.registerUser({ upiId: adminUpiId, balance: 0 });
@@ -351,6 +358,32 @@ describe('disputes (open, answers, admin settlement)', () => {
     expect((await t.api.get(`/api/v1/users/${payer.referenceId}/disputes`, payee.token)).status).toBe(403);
     expect((await t.api.get(`/api/v1/users/${payer.referenceId}/disputes?role=both`, payer.token)).status).toBe(422);
     expect((await t.api.get(`/api/v1/users/${payer.referenceId}/disputes?status=LOST`, payer.token)).status).toBe(422);
+  });
+
+  it('delivers dispute events to the webhook endpoints subscribed to their types', async () => {
+    const endpoint = await t.api.post(
+      '/api/v1/admin/webhooks',
+      { url: 'http://127.0.0.1:9/disputes', events: ['DisputeOpened', 'DisputeResolved'] },
+      { token: admin.token },
+    );
+    expect(endpoint.status).toBe(201);
+    try {
+      const { payer, payee, transfer } = await calls.paid(10);
+      const dispute = await calls.opened(payer, transfer.referenceId);
+      await calls.answer(payee, dispute.referenceId, 'reject', { note: 'No' });
+      await calls.answer(payer, dispute.referenceId, 'withdraw');
+      const events = await disputeEvents(db, dispute.referenceId);
+      expect(events.map((event) => event.type)).toEqual(['DisputeOpened', 'DisputeEscalated', 'DisputeResolved']);
+      const deliveries = await t.api.get(`/api/v1/admin/webhooks/${endpoint.body.id}/deliveries`, admin.token);
+      const delivered = new Map(deliveries.body.map((d: any) => [d.eventId, d.eventType]));
+      expect(events.map((event) => delivered.get(event.payload.eventId))).toEqual([
+        'DisputeOpened',
+        undefined,
+        'DisputeResolved',
+      ]);
+    } finally {
+      await t.api.request('DELETE', `/api/v1/admin/webhooks/${endpoint.body.id}`, { token: admin.token });
+    }
   });
 
   it('conserves money: every balance matches its ledger, and the audit passes', async () => {
