@@ -26,6 +26,7 @@ import { IdempotencyKeysWithoutAnswers1764021100000 } from './1764021100000-idem
 import { DropUnusedIndexes1764021200000 } from './1764021200000-drop-unused-indexes';
 import { ArchivedMonths1764022000000 } from './1764022000000-archived-months';
 import { Holds1764030000000 } from './1764030000000-holds';
+import { Disputes1764031000000 } from './1764031000000-disputes';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -57,4 +58,5 @@ export const MIGRATIONS = [
   DropUnusedIndexes1764021200000,
   ArchivedMonths1764022000000,
   Holds1764030000000,
+  Disputes1764031000000,
 ];

@@ -9,6 +9,7 @@ import { ConfigModule } from './config/config.module';
 import { ProblemFilter } from './common/errors/problem.filter';
 import { structuredLogging } from './common/logging';
 import { DatabaseModule } from './database/database.module';
+import { DisputesModule } from './disputes/disputes.module';
 import type { OpenedDatabase } from './database/database.module';
 import { IdempotencyModule } from './idempotency/idempotency.module';
 import { InsightsModule } from './insights/insights.module';
@@ -58,6 +59,7 @@ export class AppModule {
         HoldsModule,
         LimitsModule,
         SchedulesModule,
+        DisputesModule,
         ActuatorModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: ProblemFilter }],

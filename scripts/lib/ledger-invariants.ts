@@ -121,8 +121,8 @@ const CHECKS: Check[] = [
             WHERE type <> 'DEPOSIT' AND (sender_id IN (${IN_SCOPE_USERS}) OR receiver_id IN (${IN_SCOPE_USERS}))
               AND created_at >= (SELECT coalesce(min(range_start), '-infinity') FROM partition_ranges('outbox_events'))) t
       FULL JOIN (SELECT payload::jsonb->>'transactionReferenceId' AS ref FROM outbox_messages()
-                 -- Hold events name a transaction only for a capture (HoldCaptured, the capture's one event).
-                 WHERE (event_type NOT LIKE 'Hold%' OR event_type = 'HoldCaptured')
+                 -- A hold names a transaction only in its capture's one event; disputes name none of their own.
+                 WHERE event_type IN ('TransferCompleted', 'TransferReversed', 'HoldCaptured')
                    AND ($1::uuid[] IS NULL OR aggregate_key IN (SELECT upi_id FROM users WHERE id IN (${IN_SCOPE_USERS})))) e
         ON e.ref = t.reference_id::text
       GROUP BY 1 HAVING count(e.ref) <> 1 OR count(t.id) <> 1`,

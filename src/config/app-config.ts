@@ -107,6 +107,13 @@ export class AppConfig {
   readonly qrCacheMaxBytes: number;
   /** Longest hold a payer may place, in seconds (src/holds); a longer expiresInSeconds is 422. */
   readonly holdMaxSeconds: number;
+  // Disputes (docs/api-guide.md "Disputes"); each read in its documented unit, kept in seconds.
+  /** How long after a transfer its payer may raise a dispute (DISPUTE_WINDOW_DAYS). */
+  readonly disputeWindowSeconds: number;
+  /** How long the payee has to answer before the dispute escalates (DISPUTE_RESPONSE_HOURS). */
+  readonly disputeResponseSeconds: number;
+  /** Turnaround of an escalated dispute; later it is overdue (DISPUTE_RESOLUTION_DAYS). */
+  readonly disputeResolutionSeconds: number;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -121,6 +128,10 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 const DURATION_UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const HOUR_SECONDS = 3600;
+const DAY_SECONDS = 24 * HOUR_SECONDS;
+/** The longest dispute duration a setting may give: ten years, whatever its unit. */
+const MAX_DISPUTE_SECONDS = 10 * 366 * DAY_SECONDS;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** Reads and validates every variable; collects all problems so one boot shows them all. */
@@ -202,6 +213,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     paymentRequestsOpenMax: reader.integer('PAYMENT_REQUESTS_OPEN_MAX', 100, 1, 100_000),
     qrCacheMaxBytes: reader.integer('QR_CACHE_MAX_BYTES', 16 * 1024 * 1024, 0, 1024 * 1024 * 1024),
     holdMaxSeconds: reader.integer('HOLD_MAX_SECONDS', 2_592_000, 60, 31_536_000),
+    disputeWindowSeconds: reader.decimalDuration('DISPUTE_WINDOW_DAYS', '45', DAY_SECONDS),
+    disputeResponseSeconds: reader.decimalDuration('DISPUTE_RESPONSE_HOURS', '48', HOUR_SECONDS),
+    disputeResolutionSeconds: reader.decimalDuration('DISPUTE_RESOLUTION_DAYS', '30', DAY_SECONDS),
   };
   // DATA_DIR matters only when it holds something: the embedded database or the generated JWT secret.
   const dataDirProblem = !databaseUrl || !env.JWT_SECRET ? privateDirectoryProblem(dataDir) : undefined;
@@ -344,6 +358,20 @@ class EnvReader {
       return fallback;
     }
     return raw;
+  }
+
+  /**
+   * A positive duration in `unitSeconds` units that may have decimals (DISPUTE_RESPONSE_HOURS=0.01 is
+   * 36 s, so tests can run the clock fast), in seconds, at least a millisecond.
+   */
+  decimalDuration(name: string, fallback: string, unitSeconds: number): number {
+    const raw = this.string(name, fallback).trim();
+    const seconds = /^\d{1,9}(\.\d{1,9})?$/.test(raw) ? Number(raw) * unitSeconds : NaN;
+    if (!(seconds >= 0.001 && seconds <= MAX_DISPUTE_SECONDS)) {
+      this.problems.push(`${name} must be a positive number (decimals allowed) up to ten years, got "${raw}"`);
+      return Number(fallback) * unitSeconds;
+    }
+    return seconds;
   }
 
   boolean(name: string, fallback: boolean): boolean {

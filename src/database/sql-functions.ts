@@ -92,6 +92,7 @@ export const MOVEMENT_ENTRIES: Readonly<Record<string, string>> = {
   deposit_funds: 'deposit_apply',
   place_hold: 'hold_place_apply',
   capture_hold: 'hold_capture_apply',
+  open_dispute: 'dispute_open_apply',
 };
 
 const MOVEMENT_ENTRY_TEMPLATE = join('movements', 'sql', 'movement_entry.sql.template');

@@ -45,7 +45,10 @@ export const MOVEMENT_REFUSALS = {
   },
   'not-reversible': {
     problem: ErrorCode.NotReversible,
-    detail: (data) => `Only a TRANSFER can be reversed; this transaction is a ${String(data.type)}`,
+    detail: (data) =>
+      data.type === undefined
+        ? `Nothing to refund for ${String(data.requested)}: ${String(data.remaining)} of the transfer is not yet reversed`
+        : `Only a TRANSFER can be reversed; this transaction is a ${String(data.type)}`,
   },
   'reversal-exceeds-remaining': {
     problem: ErrorCode.ReversalExceedsRemaining,
@@ -74,7 +77,56 @@ export const MOVEMENT_REFUSALS = {
     problem: ErrorCode.AccountFrozen,
     detail: (data) => `The ${String(data.side)}'s account is frozen: it can neither send nor receive money`,
   },
+  // Disputes (src/disputes/sql): opening one, and every answer to it.
+  'not-transaction-payer': {
+    problem: ErrorCode.Forbidden,
+    detail: () => 'Only the payer of a transfer may raise a dispute on it',
+  },
+  'dispute-window-closed': {
+    problem: ErrorCode.DisputeWindowClosed,
+    detail: (data) => `Disputes on this transfer could be raised until ${String(data.closedAt)}`,
+  },
+  'dispute-already-open': {
+    problem: ErrorCode.DisputeAlreadyOpen,
+    detail: () => 'This transfer already has a dispute in progress (OPEN or ESCALATED)',
+  },
+  'dispute-limit-exceeded': {
+    problem: ErrorCode.DisputeLimitExceeded,
+    detail: (data) =>
+      data.cap === 'pair'
+        ? `At most ${String(data.max)} disputes per payer and payee in a rolling 30 days (NPCI)`
+        : `At most ${String(data.max)} disputes per payer in a rolling 30 days (NPCI)`,
+  },
+  'dispute-not-found': {
+    problem: ErrorCode.DisputeNotFound,
+    detail: (data) => `No dispute with reference ID ${String(data.referenceId)}`,
+  },
+  'not-dispute-party': {
+    problem: ErrorCode.Forbidden,
+    detail: (data) =>
+      data.action === 'WITHDRAW' ? 'Only the payer may withdraw a dispute' : 'Only the payee may answer a dispute',
+  },
+  'dispute-status-conflict': {
+    problem: ErrorCode.DisputeStatusConflict,
+    detail: (data) => disputeConflictDetail(data),
+  },
 } as const satisfies Record<string, MovementRefusal>;
+
+/** What a dispute's status allows: the payee answers an OPEN one before respondBy, an admin an ESCALATED one. */
+function disputeConflictDetail(data: OutcomeData): string {
+  const status = String(data.status);
+  switch (data.action) {
+    case 'WITHDRAW':
+      return `The dispute is ${status}: it can no longer be withdrawn`;
+    case 'REFUND':
+    case 'DISMISS':
+      return `The dispute is ${status}: an admin settles only an ESCALATED one`;
+    default:
+      return status === 'OPEN'
+        ? `The payee's time to answer ended at ${String(data.respondBy)}: the dispute escalates`
+        : `The dispute is ${status}: the payee answers only an OPEN one`;
+  }
+}
 
 export type MovementRefusalCode = keyof typeof MOVEMENT_REFUSALS;
 

@@ -21,6 +21,9 @@ export const WEBHOOK_EVENT_TYPES = [
   'HoldCaptured',
   'HoldReleased',
   'HoldExpired',
+  'DisputeOpened',
+  'DisputeEscalated',
+  'DisputeResolved',
 ];
 const EVENT_CHOICES = ['*', ...WEBHOOK_EVENT_TYPES];
 

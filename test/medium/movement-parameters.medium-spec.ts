@@ -1,5 +1,6 @@
 import type { Client } from 'pg';
 import { CAPTURE_HOLD, PLACE_HOLD, RETURN_HOLD } from '../../src/holds/hold-parameters';
+import { DISPUTE_ACT, OPEN_DISPUTE } from '../../src/disputes/dispute-parameters';
 import type { MovementFunction } from '../../src/movements/movement-call';
 import { REVERSE_TRANSFER } from '../../src/transactions/reversal-parameters';
 import { TRANSFER_FUNDS } from '../../src/transactions/transfer-parameters';
@@ -38,6 +39,10 @@ describe('movement parameters', () => {
     ['capture_hold', CAPTURE_HOLD],
     // Not keyed: a release or an expiry (src/holds/sql/hold_return.sql).
     ['hold_return', RETURN_HOLD],
+    ['open_dispute', OPEN_DISPUTE],
+    ['dispute_act', DISPUTE_ACT],
+    ['open_dispute', OPEN_DISPUTE],
+    ['dispute_act', DISPUTE_ACT],
   ] as [string, MovementFunction<unknown>][])('%s: every argument named and typed, in order', async (name, fn) => {
     expect(fn.name).toBe(name);
     expect(await signature(name)).toEqual(expected(fn));
@@ -50,6 +55,7 @@ describe('movement parameters', () => {
       DEPOSIT_FUNDS,
       PLACE_HOLD,
       CAPTURE_HOLD,
+      OPEN_DISPUTE,
     ] as MovementFunction<unknown>[]) {
       expect(Object.keys(fn.argumentTypes).slice(0, 3)).toEqual(['owner', 'idempotencyKey', 'requestHash']);
     }

@@ -127,12 +127,14 @@ describe('dashboards and alert rules name only what the service exports', () => 
       'payments_login_lockouts_total',
       'payments_limit_refusals_total',
       'payments_frozen_accounts',
+      'payments_disputes',
+      'payments_disputes_overdue',
     ]) {
       expect(metrics).toContain(metric);
     }
   });
 
-  it('the rules alert on 5xx ratio, p99, circuits, outbox age, pool waiting, readiness, the target, runtime, integrity, logins, webhooks and limits', () => {
+  it('the rules alert on 5xx ratio, p99, circuits, outbox age, pool waiting, readiness, the target, runtime, integrity, logins, webhooks, limits and disputes', () => {
     expect(
       ruleQueries()
         .map((q) => q.source)
@@ -157,6 +159,7 @@ describe('dashboards and alert rules name only what the service exports', () => 
         'rule PaymentsLoginLockouts',
         'rule PaymentsWebhookDeliveryStale',
         'rule PaymentsLimitRefusalsHigh',
+        'rule DisputesOverdue',
       ].sort(),
     );
   });

@@ -19,6 +19,11 @@ export enum ErrorCode {
   HoldNotFound = 'hold-not-found',
   HoldNotOpen = 'hold-not-open',
   HoldExceeded = 'hold-exceeded',
+  DisputeNotFound = 'dispute-not-found',
+  DisputeWindowClosed = 'dispute-window-closed',
+  DisputeAlreadyOpen = 'dispute-already-open',
+  DisputeLimitExceeded = 'dispute-limit-exceeded',
+  DisputeStatusConflict = 'dispute-status-conflict',
   DuplicateUpiId = 'duplicate-upi-id',
   InvalidUpiId = 'invalid-upi-id',
   SelfTransfer = 'self-transfer',
@@ -171,6 +176,31 @@ export const ERROR_DESCRIPTORS: Record<ErrorCode, ErrorDescriptor> = {
     example: {
       detail: 'The reversal of 60.0000 exceeds the 40.2500 that remains reversible',
     },
+  },
+  [ErrorCode.DisputeNotFound]: {
+    status: 404,
+    title: 'Dispute Not Found',
+    example: { detail: 'No dispute with reference ID 0b6f8f0e-8f5e-4d4a-9a57-3f1c2d4e5a6b' },
+  },
+  [ErrorCode.DisputeWindowClosed]: {
+    status: 422,
+    title: 'Dispute Window Closed',
+    example: { detail: 'Disputes on this transfer could be raised until 2026-11-22T10:30:00.000Z' },
+  },
+  [ErrorCode.DisputeAlreadyOpen]: {
+    status: 409,
+    title: 'Dispute Already Open',
+    example: { detail: 'This transfer already has a dispute in progress (OPEN or ESCALATED)' },
+  },
+  [ErrorCode.DisputeLimitExceeded]: {
+    status: 422,
+    title: 'Dispute Limit Exceeded',
+    example: { detail: 'At most 5 disputes per payer and payee in a rolling 30 days (NPCI)' },
+  },
+  [ErrorCode.DisputeStatusConflict]: {
+    status: 409,
+    title: 'Dispute Status Conflict',
+    example: { detail: 'The dispute is ESCALATED: ACCEPT needs it OPEN, before respondBy 2026-11-24T10:30:00.000Z' },
   },
   [ErrorCode.NotReversible]: {
     status: 422,

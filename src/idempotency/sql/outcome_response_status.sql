@@ -20,5 +20,12 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     WHEN 'hold-exceeded' THEN 422
     WHEN 'limit-exceeded' THEN 422
     WHEN 'account-frozen' THEN 422
+    WHEN 'not-transaction-payer' THEN 403
+    WHEN 'dispute-window-closed' THEN 422
+    WHEN 'dispute-already-open' THEN 409
+    WHEN 'dispute-limit-exceeded' THEN 422
+    WHEN 'dispute-not-found' THEN 404
+    WHEN 'not-dispute-party' THEN 403
+    WHEN 'dispute-status-conflict' THEN 409
   END
 $$;
