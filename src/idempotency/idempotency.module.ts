@@ -1,6 +1,5 @@
-// Owns idempotency_keys: claimed and finished inside each movement's SQL function,
-// read here at the edges (MovementInterceptor in src/movements, replays); expired keys go with their
-// daily partition (src/partitions/retention.job.ts).
+// Owns idempotency_keys: claimed and finished inside each movement's SQL function, read here at the
+// edges (MovementInterceptor, replays); expired keys go with their daily partition (src/partitions).
 import { Module } from '@nestjs/common';
 import { IdempotencyKeysRepository } from './idempotency-keys.repository';
 import { IdempotencyStore } from './idempotency.store';
