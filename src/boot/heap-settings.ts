@@ -16,6 +16,6 @@
  * - max-old-space-size=256: bounds the old space; the whole heap limit, 256 + 3 x 32 = 352 MiB,
  *   leaves room for code, stacks and native buffers under the Deployment's 512 MiB memory limit.
  *   (Under it V8 would grow the old space by its minimum factor between full collections; the
- *   service sets that factor itself as it starts: src/boot/v8-flags.ts.)
+ *   service sets that factor itself as it starts: src/perf/v8-flags.ts.)
  */
 export const SHIPPED_NODE_OPTIONS = '--max-semi-space-size=32 --max-old-space-size=256';

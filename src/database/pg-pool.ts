@@ -1,5 +1,5 @@
 import { type Client, type ClientConfig, Pool } from 'pg';
-import { CallbackQueryClient } from './callback-query-client';
+import { QueryFailureClient } from './query-failure-client';
 import type { DatabaseAvailability } from './database-availability';
 import { parseDatabaseUrl } from '../config/database-url';
 import type { DiskFullWindow } from './disk-full-window';
@@ -61,7 +61,7 @@ export function createPgPool(target: string | PrimaryLocator, size: number, hook
 }
 
 function primaryClient(locator: PrimaryLocator, hooks: PoolHooks) {
-  return class PrimaryClient extends CallbackQueryClient {
+  return class PrimaryClient extends QueryFailureClient {
     constructor(config: ClientConfig = {}) {
       const host = locator.current;
       super({ ...config, connectionString: host.url });

@@ -1,35 +1,7 @@
-import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
-import { Client, type DatabaseError, type Pool } from 'pg';
-import { CallbackQueryClient } from '../../src/database/callback-query-client';
+import type { DatabaseError, Pool } from 'pg';
 import { DiskFullWindow } from '../../src/database/disk-full-window';
 import { createPgPool } from '../../src/database/pg-pool';
-import { testUrl, withClient } from '../support/db';
-
-setFlagsFromString('--expose-gc');
-const collectGarbage = runInNewContext('gc') as (options?: { type: 'minor' | 'major' }) => void;
-const oldSpaceUsed = () => getHeapSpaceStatistics().find((space) => space.space_name === 'old_space')!.space_used_size;
-
-/** 25 rows of 600 characters each: about 19 kB of strings per answer. */
-const ROWS = `SELECT g AS id, repeat('x', 600) AS payload FROM generate_series(1, 25) g`;
-
-/**
- * Bytes that reached the old space while `client` answered 100 queries whose answers nobody kept,
- * after two collections of the young generation (none of the old).
- */
-async function promotedByAnswers(client: Client): Promise<number> {
-  collectGarbage();
-  const before = oldSpaceUsed();
-  for (let i = 0; i < 100; i += 1) {
-    const { rows } = await client.query<{ payload: string }>(ROWS);
-    expect(rows).toHaveLength(25);
-  }
-  for (let i = 0; i < 2; i += 1) {
-    await new Promise((resolve) => setImmediate(resolve));
-    collectGarbage({ type: 'minor' });
-  }
-  return oldSpaceUsed() - before;
-}
+import { testUrl } from '../support/db';
 
 describe("the service's pg pool", () => {
   let pool: Pool;
@@ -75,20 +47,6 @@ describe("the service's pg pool", () => {
       expect(noted).toEqual(['22012', '42703']);
     } finally {
       await watched.end();
-    }
-  });
-
-  it("control: pg's own promise queries keep their answers until a full collection", async () => {
-    expect(await withClient(testUrl(), promotedByAnswers)).toBeGreaterThan(1_000_000);
-  });
-
-  it('lets the young generation collect the answers of its clients', async () => {
-    expect(await withClient(testUrl(), promotedByAnswers, CallbackQueryClient)).toBeLessThan(300_000);
-    const pooled = await pool.connect();
-    try {
-      expect(await promotedByAnswers(pooled as unknown as Client)).toBeLessThan(300_000);
-    } finally {
-      pooled.release();
     }
   });
 });

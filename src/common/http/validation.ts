@@ -1,11 +1,10 @@
 import { type ArgumentMetadata, ValidationPipe, type ValidationError as ClassValidatorError } from '@nestjs/common';
 import type { ValidatorOptions } from 'class-validator';
 import { invalidRequest, ValidationError } from '../errors/api-error';
-import { acceptanceOf, compilable, type RequestClass } from './compiled-acceptance';
 import { findControlCharacters } from './control-characters';
 
 /** What class-validator is asked: unknown fields dropped, a class without rules refused. */
-export const BODY_VALIDATION = {
+const BODY_VALIDATION = {
   whitelist: true,
   forbidUnknownValues: true,
   validationError: { target: false, value: false },
@@ -27,19 +26,6 @@ class RequestValidationPipe extends ValidationPipe {
       }
     }
     return super.transform(value, metadata);
-  }
-
-  /** A body that passes every rule is accepted without class-validator's executor (compiled-acceptance.ts). */
-  protected override validate(object: object, validatorOptions?: ValidatorOptions) {
-    const acceptance = compilable(validatorOptions) ? acceptanceOf(object.constructor as RequestClass) : undefined;
-    if (acceptance?.(object as Record<string, unknown>)) return [];
-    return super.validate(object, validatorOptions);
-  }
-
-  /** Nest looks up a class's rules for nested binary values on every call unless given a cache. */
-  private readonly rulesForBinaryCheck = new Map<unknown, unknown[]>();
-  protected override findNestedBinaryValues(object: unknown) {
-    return super.findNestedBinaryValues(object, this.rulesForBinaryCheck);
   }
 }
 

@@ -18,6 +18,10 @@ import { setFlagsFromString } from 'node:v8';
  * transfers/s. 1.6 halves them for about 20 MiB more RSS at the peak; 2 kept them out of a 15 s
  * window but took history reads under 32 clients to 286-295 MiB, too near the 300 MiB target.
  * The heap's ceiling (--max-old-space-size) is unchanged (docs/decisions/0012-v8-heap-settings-and-flags.md).
+ *
+ * The one place the service reaches into V8's internals: V8 ignores a flag it does not know, so
+ * test/perf/v8-flags.e2e-spec.ts fails when the installed V8 drops or changes either of them
+ * (docs/decisions/0019-no-runtime-code-on-library-internals.md).
  */
 const V8_FLAGS = ['--no-allocation-site-pretenuring', '--heap-growing-percent=60'] as const;
 
