@@ -20,8 +20,11 @@ BEGIN
   PERFORM pg_advisory_xact_lock(hashtextextended(p_owner || '/' || p_idempotency_key, 0));
   SELECT * INTO v_stored FROM idempotency_keys
   WHERE owner_upi_id = p_owner AND idempotency_key = p_idempotency_key;
-  -- A row without an outcome (none is written so) is not replayed: idempotency_finish meets it as
-  -- a conflict and answers 409, as for any writer that does not take this lock.
+  -- A row without an outcome (none is written so: a writer that does not take this lock) is not
+  -- replayed but answered 409, here, as it may sit in another day's partition than the insert's.
+  IF FOUND AND v_stored.outcome IS NULL THEN
+    RAISE EXCEPTION 'idempotency key % is in flight', p_idempotency_key USING ERRCODE = '55P03';
+  END IF;
   RETURN CASE WHEN v_stored.outcome IS NOT NULL THEN idempotent_replay(v_stored, p_request_hash) END;
 END
 $$;

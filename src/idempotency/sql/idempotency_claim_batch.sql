@@ -34,7 +34,8 @@ BEGIN
   SELECT
     CASE WHEN s.outcome IS NOT NULL THEN idempotent_replay(s, i.h) END,
     CASE WHEN i.first < i.n THEN i.first END,
-    i.lock_id = ANY (v_busy)
+    -- A row without an outcome (idempotency_claim.sql) sends its item alone, to its 409.
+    i.lock_id = ANY (v_busy) OR (s.id IS NOT NULL AND s.outcome IS NULL)
   FROM items i
   LEFT JOIN idempotency_keys s ON s.owner_upi_id = i.o AND s.idempotency_key = i.k
   ORDER BY i.n;
