@@ -115,7 +115,7 @@ const RESTORE = (table: ArchivedTable) =>
 export type ScratchFindings = Record<string, number>;
 
 export class ArchiveScratchRepository {
-  /** Empty scratch tables for one month, in UTC so that times are written and read in one zone. */
+  /** Empty scratch tables for one month, and the session in UTC, so that the files write every time in one zone. */
   static async prepare(db: ClientBase): Promise<void> {
     await db.query(`SET TIME ZONE 'UTC'`);
     await db.query(PREPARE('transactions'));

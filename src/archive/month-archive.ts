@@ -132,6 +132,7 @@ async function archiveMonth(db: ClientBase, month: Month, tables: ArchivedTable[
   const to = monthStart(nextMonth(month));
   await beginTransaction(db);
   try {
+    await ArchiveScratchRepository.prepare(db);
     await MonthPartitionsRepository.lock(db, tables, month);
     if (tables.includes('ledger_entries')) {
       const interleaved = await MonthPartitionsRepository.interleavedAccounts(db, month, from, to);
@@ -150,7 +151,8 @@ async function archiveMonth(db: ClientBase, month: Month, tables: ArchivedTable[
       const rows = await writeLines(path, tables.includes(table) ? partitionRows(db, table, month) : nothing());
       files.push({ table, file: tableFile(table), rows, sha256: await sha256File(path) });
     }
-    await loadFiles(db, directory, files);
+    const unreadable = await loadFiles(db, directory, files);
+    if (unreadable.length > 0) throw new Error(`${month}: the files read back wrong: ${unreadable.join('; ')}`);
     for (const table of tables) {
       const differences = await ArchiveScratchRepository.differencesFromPartition(db, table, month);
       if (differences > 0) throw new Error(`${month}: ${table} read back from its file differs in ${differences} rows`);
