@@ -218,6 +218,8 @@ describe('cursor paging at depth', () => {
           [DEPTH + SIZE],
         );
         const { id, reference_id } = user.rows[0] as { id: string; reference_id: string };
+        // History in a past month needs its partition made first, as the large seed does.
+        await c.query(`SELECT ensure_partitions('ledger_entries', '2026-01-01', '2026-01-03')`);
         // A stand-in hash: paging is measured here, not the chain, and chaining 100,000 rows one
         // by one (the trigger for rows written outside the movements) would dominate the test.
         await c.query(
