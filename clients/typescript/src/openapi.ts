@@ -831,6 +831,151 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/transactions/{referenceId}/disputes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Raise a dispute on a transfer (its payer only), exactly once per Idempotency-Key
+     * @description Within DISPUTE_WINDOW_DAYS of the transfer, for at most what is not yet reversed. The payee answers by respondBy, or the dispute escalates to an admin. NPCI caps: 10 disputes per payer in a rolling 30 days, 5 per payer and payee.
+     */
+    post: operations['DisputesController_open'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/disputes/{referenceId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One dispute, with its history: the payer, the payee or an admin */
+    get: operations['DisputesController_get'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/disputes/{referenceId}/accept': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Accept a dispute (the payee, before respondBy): the refund goes back to the payer, once
+     * @description A REVERSAL of the transfer for the dispute's amount, capped at what is not yet reversed; the dispute is RESOLVED/REFUNDED with refundTransactionReferenceId. Accepting again answers the same dispute.
+     */
+    post: operations['DisputesController_accept'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/disputes/{referenceId}/reject': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Reject a dispute (the payee, before respondBy): it escalates to an admin */
+    post: operations['DisputesController_reject'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/disputes/{referenceId}/withdraw': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Withdraw a dispute (the payer) while it is not RESOLVED */
+    post: operations['DisputesController_withdraw'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/users/{referenceId}/disputes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The caller's disputes, raised (as payer) or received (as payee), newest first */
+    get: operations['DisputesController_list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/admin/disputes/{referenceId}/resolve': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Settle an ESCALATED dispute (admin): REFUND through the reversal path, or REJECT
+     * @description A refund the payee's balance cannot cover is 422 insufficient-balance and the dispute stays ESCALATED. The refund defaults to the dispute amount, capped at what of the transfer is not yet reversed.
+     */
+    post: operations['DisputesAdminController_resolve'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/admin/disputes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Every dispute (admin), newest first; overdue=true: ESCALATED and past resolveBy */
+    get: operations['DisputesAdminController_list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/actuator': {
     parameters: {
       query?: never;
@@ -982,6 +1127,11 @@ export interface components {
         | 'https://errors.payments.local/self-transfer'
         | 'https://errors.payments.local/insufficient-balance'
         | 'https://errors.payments.local/reversal-exceeds-remaining'
+        | 'https://errors.payments.local/dispute-not-found'
+        | 'https://errors.payments.local/dispute-window-closed'
+        | 'https://errors.payments.local/dispute-already-open'
+        | 'https://errors.payments.local/dispute-limit-exceeded'
+        | 'https://errors.payments.local/dispute-status-conflict'
         | 'https://errors.payments.local/not-reversible'
         | 'https://errors.payments.local/limit-exceeded'
         | 'https://errors.payments.local/history-archived'
@@ -1370,7 +1520,16 @@ export interface components {
        *     ]
        */
       events: (
-        '*' | 'TransferCompleted' | 'TransferReversed' | 'HoldPlaced' | 'HoldCaptured' | 'HoldReleased' | 'HoldExpired'
+        | '*'
+        | 'TransferCompleted'
+        | 'TransferReversed'
+        | 'HoldPlaced'
+        | 'HoldCaptured'
+        | 'HoldReleased'
+        | 'HoldExpired'
+        | 'DisputeOpened'
+        | 'DisputeEscalated'
+        | 'DisputeResolved'
       )[];
       /** @example Accounting sync */
       description?: string;
@@ -1749,6 +1908,114 @@ export interface components {
        *     }
        */
       problem: components['schemas']['RunProblem'] | null;
+    };
+    OpenDisputeRequest: {
+      /**
+       * @example WRONG_AMOUNT
+       * @enum {string}
+       */
+      reason: 'WRONG_RECIPIENT' | 'WRONG_AMOUNT' | 'NOT_RECEIVED' | 'DUPLICATE' | 'FRAUD' | 'OTHER';
+      /**
+       * @description INR, up to 4 decimals (HALF_EVEN); defaults to what of the transfer is not yet reversed
+       * @example 40.25
+       */
+      amount?: number;
+      /** @example Charged twice for one order */
+      description?: string;
+    };
+    DisputeHistoryLine: {
+      /** Format: date-time */
+      at: string;
+      /**
+       * @example OPEN
+       * @enum {string}
+       */
+      status: 'OPEN' | 'ESCALATED' | 'RESOLVED';
+      /**
+       * @description Who made the change; null when the clock escalated it
+       * @example alice@okbank
+       */
+      byUpiId: string | null;
+      /** @example Charged twice for one order */
+      note: string | null;
+    };
+    DisputeResponse: {
+      /** Format: uuid */
+      referenceId: string;
+      /**
+       * Format: uuid
+       * @description The disputed transfer
+       */
+      transactionReferenceId: string;
+      /**
+       * @description The payer, who raised it
+       * @example alice@okbank
+       */
+      raisedByUpiId: string;
+      /**
+       * @description The payee, who answers it
+       * @example bob@okbank
+       */
+      counterpartyUpiId: string;
+      /**
+       * @example WRONG_AMOUNT
+       * @enum {string}
+       */
+      reason: 'WRONG_RECIPIENT' | 'WRONG_AMOUNT' | 'NOT_RECEIVED' | 'DUPLICATE' | 'FRAUD' | 'OTHER';
+      /** @example 40.25 */
+      amount: number;
+      /** @example Charged twice for one order */
+      description: string | null;
+      /**
+       * @example OPEN
+       * @enum {string}
+       */
+      status: 'OPEN' | 'ESCALATED' | 'RESOLVED';
+      /**
+       * @example null
+       * @enum {string|null}
+       */
+      resolution: 'REFUNDED' | 'REJECTED' | 'WITHDRAWN' | null;
+      /**
+       * Format: date-time
+       * @description The payee answers by then, or the dispute escalates
+       */
+      respondBy: string;
+      /**
+       * Format: date-time
+       * @description The turnaround deadline of the escalated dispute
+       */
+      resolveBy: string;
+      /** @description ESCALATED and past resolveBy */
+      overdue: boolean;
+      /**
+       * Format: uuid
+       * @description The REVERSAL that refunded it
+       */
+      refundTransactionReferenceId: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+      history: components['schemas']['DisputeHistoryLine'][];
+    };
+    RejectDisputeRequest: {
+      /** @example The order was delivered on 2026-11-20 */
+      note: string;
+    };
+    ResolveDisputeRequest: {
+      /**
+       * @example REFUND
+       * @enum {string}
+       */
+      decision: 'REFUND' | 'REJECT';
+      /**
+       * @description REFUND only: defaults to the dispute's amount, capped at what is not yet reversed
+       * @example 40.25
+       */
+      amount?: number;
+      /** @example Merchant confirmed the duplicate charge */
+      note: string;
     };
   };
   responses: never;
@@ -7488,6 +7755,1069 @@ export interface operations {
         };
       };
       /** @description Service Unavailable. Retry later; Retry-After says when, if known */
+      503: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying, when known */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+    };
+  };
+  DisputesController_open: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description Names this dispute: a retry with the same key and body replays the stored result. In Swagger UI, "Try it out" replaces fresh-key-per-try (or an empty key) with a new UUID on every Execute; type a key to replay.
+         * @example fresh-key-per-try
+         */
+        'Idempotency-Key': string;
+      };
+      path: {
+        /**
+         * @description The transfer's referenceId
+         * @example 0b6f8f0e-8f5e-4d4a-9a57-3f1c2d4e5a6b
+         */
+        referenceId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['OpenDisputeRequest'];
+      };
+    };
+    responses: {
+      /** @description OPEN; Location names the dispute */
+      201: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Where the created resource can be read */
+          Location: string;
+          /** @description Present, with the value true, only when this answer replays the stored one of an earlier request */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DisputeResponse'];
+        };
+      };
+      /** @description Invalid Request Content; Idempotency Key Missing; Idempotency Key Invalid; Idempotency Key Reused */
+      400: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Present, with the value true, only when this answer replays the stored one of an earlier request */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Unauthorized. Missing, expired, revoked or invalid bearer token */
+      401: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Forbidden Operation */
+      403: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Present, with the value true, only when this answer replays the stored one of an earlier request */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Transaction Not Found */
+      404: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Present, with the value true, only when this answer replays the stored one of an earlier request */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Dispute Already Open; Idempotency Key In Flight */
+      409: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description The request body is larger than 64 KiB */
+      413: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description A path parameter is too long */
+      414: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Validation Failed; Dispute Window Closed; Transaction Not Reversible; Dispute Limit Exceeded */
+      422: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Present, with the value true, only when this answer replays the stored one of an earlier request */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Rate Limit Exceeded. Retry after the number of seconds in Retry-After */
+      429: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying */
+          'Retry-After': number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Service Unavailable. Retry later; Retry-After says when, if known */
+      503: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying, when known */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+    };
+  };
+  DisputesController_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The dispute's referenceId
+         * @example 0b6f8f0e-8f5e-4d4a-9a57-3f1c2d4e5a6b
+         */
+        referenceId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DisputeResponse'];
+        };
+      };
+      /** @description Invalid Request Content */
+      400: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Unauthorized. Missing, expired, revoked or invalid bearer token */
+      401: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Forbidden Operation */
+      403: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Dispute Not Found */
+      404: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description A path parameter is too long */
+      414: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description A parameter or field is invalid */
+      422: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description The database or a dependency is unavailable */
+      503: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying, when known */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+    };
+  };
+  DisputesController_accept: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The dispute's referenceId
+         * @example 0b6f8f0e-8f5e-4d4a-9a57-3f1c2d4e5a6b
+         */
+        referenceId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description RESOLVED, resolution REFUNDED */
+      200: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DisputeResponse'];
+        };
+      };
+      /** @description Invalid Request Content */
+      400: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Unauthorized. Missing, expired, revoked or invalid bearer token */
+      401: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Forbidden Operation */
+      403: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Dispute Not Found */
+      404: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Dispute Status Conflict; Conflict */
+      409: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description A path parameter is too long */
+      414: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Transaction Not Reversible; Insufficient Balance; Account Frozen */
+      422: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description The database or a dependency is unavailable */
+      503: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying, when known */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+    };
+  };
+  DisputesController_reject: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The dispute's referenceId
+         * @example 0b6f8f0e-8f5e-4d4a-9a57-3f1c2d4e5a6b
+         */
+        referenceId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RejectDisputeRequest'];
+      };
+    };
+    responses: {
+      /** @description ESCALATED; resolveBy is the admin turnaround */
+      200: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DisputeResponse'];
+        };
+      };
+      /** @description Invalid Request Content */
+      400: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Unauthorized. Missing, expired, revoked or invalid bearer token */
+      401: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Forbidden Operation */
+      403: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Dispute Not Found */
+      404: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Dispute Status Conflict */
+      409: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description The request body is larger than 64 KiB */
+      413: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description A path parameter is too long */
+      414: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Validation Failed */
+      422: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description The database or a dependency is unavailable */
+      503: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying, when known */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+    };
+  };
+  DisputesController_withdraw: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The dispute's referenceId
+         * @example 0b6f8f0e-8f5e-4d4a-9a57-3f1c2d4e5a6b
+         */
+        referenceId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description RESOLVED, resolution WITHDRAWN */
+      200: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DisputeResponse'];
+        };
+      };
+      /** @description Invalid Request Content */
+      400: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Unauthorized. Missing, expired, revoked or invalid bearer token */
+      401: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Forbidden Operation */
+      403: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Dispute Not Found */
+      404: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Dispute Status Conflict */
+      409: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description A path parameter is too long */
+      414: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description A parameter or field is invalid */
+      422: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description The database or a dependency is unavailable */
+      503: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying, when known */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+    };
+  };
+  DisputesController_list: {
+    parameters: {
+      query?: {
+        status?: 'OPEN' | 'ESCALATED' | 'RESOLVED';
+        /** @description Default raised */
+        role?: 'raised' | 'received';
+        /** @description Offset paging, 0-based */
+        page?: number;
+        /** @description 1 to 100 */
+        size?: number;
+        /** @description Cursor paging: the nextCursor of the previous page (from an offset page or a cursor page). Not combinable with page (400). Entries added meanwhile neither shift nor repeat the next page. */
+        cursor?: string;
+      };
+      header?: never;
+      path: {
+        /** @example 0b6f8f0e-8f5e-4d4a-9a57-3f1c2d4e5a6b */
+        referenceId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page. With page (or neither parameter): the full offset envelope plus nextCursor. With cursor: content, size, first, last and nextCursor only (no counts, so a page costs the same at any depth). */
+      200: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            content: components['schemas']['DisputeResponse'][];
+            /**
+             * @description Offset pages only
+             * @example 0
+             */
+            page?: number;
+            /** @example 10 */
+            size: number;
+            /**
+             * @description Offset pages only
+             * @example 25
+             */
+            totalElements?: number;
+            /**
+             * @description Offset pages only
+             * @example 3
+             */
+            totalPages?: number;
+            /** @example true */
+            first: boolean;
+            /** @example false */
+            last: boolean;
+            /**
+             * @description Pass as cursor to read the next page; null on the last page
+             * @example eyJ2IjoxLCJzIjoiY3JlYXRlZEF0IiwiayI6IjQyIn0
+             */
+            nextCursor: string | null;
+          };
+        };
+      };
+      /** @description Invalid Request Content */
+      400: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Unauthorized. Missing, expired, revoked or invalid bearer token */
+      401: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Forbidden Operation */
+      403: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description User Not Found */
+      404: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description A path parameter is too long */
+      414: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Validation Failed */
+      422: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description The database or a dependency is unavailable */
+      503: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying, when known */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+    };
+  };
+  DisputesAdminController_resolve: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The dispute's referenceId
+         * @example 0b6f8f0e-8f5e-4d4a-9a57-3f1c2d4e5a6b
+         */
+        referenceId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ResolveDisputeRequest'];
+      };
+    };
+    responses: {
+      /** @description RESOLVED, resolution REFUNDED or REJECTED */
+      200: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DisputeResponse'];
+        };
+      };
+      /** @description Invalid Request Content */
+      400: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Unauthorized. Missing, expired, revoked or invalid bearer token */
+      401: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Forbidden Operation */
+      403: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Dispute Not Found */
+      404: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Dispute Status Conflict; Conflict */
+      409: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description The request body is larger than 64 KiB */
+      413: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description A path parameter is too long */
+      414: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Validation Failed; Insufficient Balance; Transaction Not Reversible; Reversal Exceeds Remaining Amount; Account Frozen */
+      422: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description The database or a dependency is unavailable */
+      503: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          /** @description Seconds to wait before retrying, when known */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+    };
+  };
+  DisputesAdminController_list: {
+    parameters: {
+      query?: {
+        overdue?: 'true' | 'false';
+        status?: 'OPEN' | 'ESCALATED' | 'RESOLVED';
+        /** @description Offset paging, 0-based */
+        page?: number;
+        /** @description 1 to 100 */
+        size?: number;
+        /** @description Cursor paging: the nextCursor of the previous page (from an offset page or a cursor page). Not combinable with page (400). Entries added meanwhile neither shift nor repeat the next page. */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page. With page (or neither parameter): the full offset envelope plus nextCursor. With cursor: content, size, first, last and nextCursor only (no counts, so a page costs the same at any depth). */
+      200: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            content: components['schemas']['DisputeResponse'][];
+            /**
+             * @description Offset pages only
+             * @example 0
+             */
+            page?: number;
+            /** @example 10 */
+            size: number;
+            /**
+             * @description Offset pages only
+             * @example 25
+             */
+            totalElements?: number;
+            /**
+             * @description Offset pages only
+             * @example 3
+             */
+            totalPages?: number;
+            /** @example true */
+            first: boolean;
+            /** @example false */
+            last: boolean;
+            /**
+             * @description Pass as cursor to read the next page; null on the last page
+             * @example eyJ2IjoxLCJzIjoiY3JlYXRlZEF0IiwiayI6IjQyIn0
+             */
+            nextCursor: string | null;
+          };
+        };
+      };
+      /** @description Invalid Request Content */
+      400: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Unauthorized. Missing, expired, revoked or invalid bearer token */
+      401: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Forbidden Operation */
+      403: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description Validation Failed */
+      422: {
+        headers: {
+          /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
+          'X-Request-Id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetail'];
+        };
+      };
+      /** @description The database or a dependency is unavailable */
       503: {
         headers: {
           /** @description This request's id, also in the logs and in problem bodies; a caller's UUID X-Request-Id is reused */
