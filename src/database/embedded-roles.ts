@@ -154,9 +154,10 @@ BEGIN
     FROM pg_class c
     WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p', 'v', 'm', 'f', 'S')
       AND c.relowner <> '${OWNER_ROLE}'::regrole
-      -- sequences of serial and identity columns follow their table
-      AND NOT EXISTS (SELECT FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid
-                        AND d.deptype IN ('a', 'i'))
+      -- sequences of serial and identity columns follow their table (a partition, which depends on
+      -- its parent the same way, does not: it has an owner of its own)
+      AND NOT (c.relkind = 'S' AND EXISTS (SELECT FROM pg_depend d WHERE d.classid = 'pg_class'::regclass
+                                             AND d.objid = c.oid AND d.deptype IN ('a', 'i')))
   LOOP
     EXECUTE format('ALTER %s %s OWNER TO ${OWNER_ROLE}', item.kind, item.name);
   END LOOP;

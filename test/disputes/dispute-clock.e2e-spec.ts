@@ -69,8 +69,10 @@ describe('disputes on the clock: escalation by silence, once on two instances; o
     await waitUntil(async () => (await statusOf(lateDispute.referenceId)) === 'ESCALATED', 'the late one to escalate');
     expect((await calls.answer(late.payee, lateDispute.referenceId, 'accept')).status).toBe(409);
 
+    // Each was opened a little after the one before, so each passes its resolveBy a little later.
     await waitUntil(
-      async () => (await calls.read(admin, disputes[0])).body.overdue === true,
+      async () =>
+        (await Promise.all(disputes.map((id) => calls.read(admin, id)))).every((r) => r.body.overdue === true),
       'the escalated disputes to pass resolveBy',
     );
     const overdue = await first.api.get('/api/v1/admin/disputes?overdue=true&size=100', admin.token);
