@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { type RegisteredUser, uniqueUpiId } from '../support/api-client';
-import { connectTestDatabase } from '../support/db';
+import { createScratchDatabase } from '../support/db';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitUntil } from '../support/wait';
 import { DisputeCalls, disputeEvents } from './dispute-helpers';
@@ -8,7 +8,10 @@ import { DisputeCalls, disputeEvents } from './dispute-helpers';
 // Durations in decimals, so the clock runs fast: 3.6 s for the payee, 5.2 s of admin turnaround.
 const FAST_CLOCK = { DISPUTE_RESPONSE_HOURS: '0.001', DISPUTE_RESOLUTION_DAYS: '0.00006' };
 
+/** On a database of its own, for the whole-ledger audit at the end (see disputes.e2e-spec.ts). */
 describe('disputes on the clock: escalation by silence, once on two instances; overdue; the window', () => {
+  let url: string;
+  let drop: () => Promise<void>;
   let first: TestApp;
   let second: TestApp;
   let db: Client;
@@ -17,17 +20,20 @@ describe('disputes on the clock: escalation by silence, once on two instances; o
   const adminUpiId = uniqueUpiId('admin');
 
   beforeAll(async () => {
-    const env = { RATE_LIMIT_PER_SECOND: '1000', ADMIN_UPI_IDS: adminUpiId, ...FAST_CLOCK };
+    ({ url, drop } = await createScratchDatabase());
+    const env = { DATABASE_URL: url, RATE_LIMIT_PER_SECOND: '1000', ADMIN_UPI_IDS: adminUpiId, ...FAST_CLOCK };
     [first, second] = await Promise.all([startTestApp(env), startTestApp(env)]);
-    db = await connectTestDatabase();
+    db = new Client({ connectionString: url });
+    await db.connect();
     calls = new DisputeCalls(first.api);
     admin = await first.api.registerUser({ upiId: adminUpiId, balance: 0 });
     calls.users.push(admin);
-  });
+  }, 90_000);
 
   afterAll(async () => {
     await db.end();
     await Promise.all([first.close(), second.close()]);
+    await drop();
   });
 
   async function statusOf(disputeId: string): Promise<string> {
@@ -98,7 +104,7 @@ describe('disputes on the clock: escalation by silence, once on two instances; o
   });
 
   it('refuses a dispute past DISPUTE_WINDOW_DAYS with 422 dispute-window-closed', async () => {
-    const narrow = await startTestApp({ DISPUTE_WINDOW_DAYS: '0.00001' }); // 0.864 s
+    const narrow = await startTestApp({ DATABASE_URL: url, DISPUTE_WINDOW_DAYS: '0.00001' }); // 0.864 s
     try {
       const { payer, transfer } = await calls.paid(10);
       await new Promise((resolve) => setTimeout(resolve, 1000));

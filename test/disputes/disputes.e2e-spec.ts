@@ -1,13 +1,18 @@
 import { Client } from 'pg';
 import { newIdempotencyKey, type RegisteredUser, uniqueUpiId } from '../support/api-client';
-import { balanceOf, connectTestDatabase } from '../support/db';
+import { balanceOf, createScratchDatabase } from '../support/db';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { DisputeCalls, disputeEvents, reversalsOf } from './dispute-helpers';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
+/**
+ * On a database of its own: the file ends with the service's whole-ledger audit, which other files'
+ * deliberate one-sided entries on the shared database would fail.
+ */
 describe('disputes (open, answers, admin settlement)', () => {
+  let drop: () => Promise<void>;
   let t: TestApp;
   let db: Client;
   let admin: RegisteredUser;
@@ -15,7 +20,10 @@ describe('disputes (open, answers, admin settlement)', () => {
   const adminUpiId = uniqueUpiId('admin');
 
   beforeAll(async () => {
+    const scratch = await createScratchDatabase();
+    drop = scratch.drop;
     t = await startTestApp({
+      DATABASE_URL: scratch.url,
       RATE_LIMIT_PER_SECOND: '1000',
       ADMIN_UPI_IDS: adminUpiId,
       DB_POOL_SIZE: '20',
@@ -23,15 +31,17 @@ describe('disputes (open, answers, admin settlement)', () => {
       WEBHOOK_ALLOW_HTTP: 'true',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     });
-    db = await connectTestDatabase();
+    db = new Client({ connectionString: scratch.url });
+    await db.connect();
     calls = new DisputeCalls(t.api);
     admin = await t.api.registerUser({ upiId: adminUpiId, balance: 0 });
     calls.users.push(admin);
-  });
+  }, 90_000);
 
   afterAll(async () => {
     await db.end();
     await t.close();
+    await drop();
   });
 
   it('opens a dispute for the unreversed remainder: 201, Location, the Dispute, its history and event; the key replays', async () => {
