@@ -27,6 +27,7 @@ import { DropUnusedIndexes1764021200000 } from './1764021200000-drop-unused-inde
 import { ArchivedMonths1764022000000 } from './1764022000000-archived-months';
 import { Holds1764030000000 } from './1764030000000-holds';
 import { Disputes1764031000000 } from './1764031000000-disputes';
+import { BatchRecordsNameTheirTransactions1764032000000 } from './1764032000000-batch-records-name-their-transactions';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -59,4 +60,5 @@ export const MIGRATIONS = [
   ArchivedMonths1764022000000,
   Holds1764030000000,
   Disputes1764031000000,
+  BatchRecordsNameTheirTransactions1764032000000,
 ];

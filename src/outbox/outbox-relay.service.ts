@@ -139,7 +139,7 @@ export class OutboxRelay implements OnApplicationShutdown {
       if (rows.length === 0) return 0;
       await this.publisher.publish(rows);
       this.state.published();
-      await relay.markPublished(rows.map((row) => row.id));
+      await relay.markPublished(rows);
       return rows.length;
     });
     this.publishedCounter.inc(relayed ?? 0);

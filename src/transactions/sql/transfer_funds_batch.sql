@@ -45,6 +45,7 @@ DECLARE
   f_key text[] := '{}';
   f_hash text[] := '{}';
   f_outcome jsonb[] := '{}';
+  f_transaction bigint[] := '{}';
   v_sequence text := pg_get_serial_sequence('transactions', 'id');
   -- The locked accounts, side by side: key (lower-cased UPI ID), row, running balance and head hash.
   a_key text[];
@@ -69,6 +70,7 @@ DECLARE
   t_item integer[] := '{}';
   t_sender text[] := '{}';
   t_receiver text[] := '{}';
+  t_data jsonb[];
   e_user bigint[] := '{}';
   e_transaction bigint[] := '{}';
   e_reference uuid[] := '{}';
@@ -155,17 +157,14 @@ BEGIN
       a_moves[v_sender] := a_moves[v_sender] + 1;
       a_moves[v_receiver] := a_moves[v_receiver] + 1;
       v_limits := CASE WHEN v_limits IS NULL THEN NULL ELSE limits_count(v_limits, a_id[v_sender], v_amount) END;
-      -- Ids and amounts as text: they are rendered exactly, never through a float.
-      v_data := jsonb_build_object(
-        'transactionId', v_transaction_id::text, 'referenceId', p_reference_id[i],
-        'senderUpiId', a_upi[v_sender], 'receiverUpiId', a_upi[v_receiver],
-        'amount', v_amount::text, 'note', p_note[i], 'createdAt', v_at);
+      -- Its data is read from the row once it is written, below.
     END IF;
     v_outcome[i] := jsonb_build_object('code', v_code, 'data', v_data, 'at', v_at) || coalesce(p_context[i], '{}');
     f_owner := f_owner || p_owner[i];
     f_key := f_key || p_idempotency_key[i];
     f_hash := f_hash || p_request_hash[i];
     f_outcome := f_outcome || v_outcome[i];
+    f_transaction := f_transaction || CASE WHEN v_code = 'completed' THEN v_transaction_id END;
   END LOOP;
 
   -- One write per account touched, however many items moved it (a hot payee is written once).
@@ -173,12 +172,22 @@ BEGIN
   FROM unnest(a_id, a_balance, a_hash, a_moves) AS a(id, balance, hash, moves)
   WHERE u.id = a.id AND a.moves > 0;
 
-  INSERT INTO transactions (id, reference_id, sender_id, receiver_id, sender_upi_id, receiver_upi_id, amount, note, created_at)
-  OVERRIDING SYSTEM VALUE
-  SELECT t.id, p_reference_id[t.i], e_user[2 * t.n - 1], e_user[2 * t.n], t.sender, t.receiver, e_amount[2 * t.n],
-         p_note[t.i], v_now
-  FROM unnest(t_id, t_item, t_sender, t_receiver) WITH ORDINALITY AS t(id, i, sender, receiver, n)
-  ORDER BY t.n;
+  -- A completed item's data is its row's (transaction_outcome_data.sql, what a replay rebuilds).
+  WITH written AS (
+    INSERT INTO transactions (id, reference_id, sender_id, receiver_id, sender_upi_id, receiver_upi_id, amount, note,
+                              created_at)
+    OVERRIDING SYSTEM VALUE
+    SELECT t.id, p_reference_id[t.i], e_user[2 * t.n - 1], e_user[2 * t.n], t.sender, t.receiver, e_amount[2 * t.n],
+           p_note[t.i], v_now
+    FROM unnest(t_id, t_item, t_sender, t_receiver) WITH ORDINALITY AS t(id, i, sender, receiver, n)
+    ORDER BY t.n
+    RETURNING id, transaction_outcome_data(transactions.*) AS data
+  )
+  SELECT array_agg(w.data ORDER BY t.n) INTO t_data
+  FROM unnest(t_id) WITH ORDINALITY AS t(id, n) JOIN written w ON w.id = t.id;
+  FOR k IN 1 .. cardinality(t_id) LOOP
+    v_outcome[t_item[k]] := v_outcome[t_item[k]] || jsonb_build_object('data', t_data[k]);
+  END LOOP;
 
   -- Ids follow the order rows are inserted, so each account's chain runs in item order.
   INSERT INTO ledger_entries (user_id, transaction_id, transaction_reference_id, entry_type, amount, balance_before,
@@ -201,7 +210,7 @@ BEGIN
 
   PERFORM limits_finish(v_limits) WHERE v_limits IS NOT NULL;
   IF cardinality(f_owner) > 0 THEN
-    PERFORM idempotency_finish_batch(f_owner, f_key, f_hash, f_outcome);
+    PERFORM idempotency_finish_batch(f_owner, f_key, f_hash, f_outcome, f_transaction);
   END IF;
 
   -- A repeated key answers as a twin does: the first item's outcome, replayed, or key-reused.
