@@ -9,16 +9,16 @@ const RELAY_LOCK_KEY = 7_240_001;
 
 // Named (prepared once per connection): the relay runs it many times a second under load.
 const TRY_LEAD = { name: 'outbox_try_lead', text: 'SELECT pg_try_advisory_xact_lock($1) AS leader' };
-// Not named, so planned for each run: a plan cached while the day's partition was new and empty
-// (a fresh database, every midnight) reads the whole partition on every later run, and the relay
-// fell behind (an average of 85 ms per read on a fresh database, against 3 ms planned each time).
-// Served by ix_outbox_events_pending, in id order (commit order per sender); key and payload as
-// published (sql/outbox_messages.sql: rebuilt from the transaction row when not stored). $1 how many.
-const FIND_PENDING = `
-  SELECT id, created_at::text AS "createdAt", event_id AS "eventId", event_type AS "eventType", aggregate_key AS "key", payload
-  FROM outbox_messages() WHERE published_at IS NULL ORDER BY id LIMIT $1`;
-// By the primary key, whose created_at lets the plan touch only the partitions the rows are in
-// (read as text: a Date would lose its microseconds).
+// Named: the function's own plan is fixed (sql/outbox_pending.sql); key and payload as published.
+const FIND_PENDING = {
+  name: 'outbox_find_pending',
+  text: `SELECT id, created_at AS "createdAt", event_id AS "eventId", event_type AS "eventType", aggregate_key AS "key",
+                payload
+         FROM outbox_pending($1)`,
+};
+// By the primary key, whose created_at (as text: a Date would lose its microseconds) lets the plan
+// touch only the partitions the rows are in. Planned for each run: a plan cached while the day's
+// partition was new would scan it whole (sql/outbox_pending.sql).
 const MARK_PUBLISHED = `
   UPDATE outbox_events SET published_at = now(), attempts = attempts + 1
   WHERE id = ANY($1::bigint[]) AND created_at = ANY($2::timestamptz[])`;
@@ -62,7 +62,7 @@ export class OutboxEventsRepository {
 
 function relayTransaction(client: PoolClient): RelayTransaction {
   return {
-    findPending: async (limit) => (await client.query<PendingEvent>(FIND_PENDING, [limit])).rows,
+    findPending: async (limit) => (await client.query<PendingEvent>({ ...FIND_PENDING, values: [limit] })).rows,
     markPublished: async (events) =>
       void (await client.query(MARK_PUBLISHED, [events.map((e) => e.id), events.map((e) => e.createdAt)])),
   };
