@@ -13,14 +13,14 @@ import { CurrentUser } from '../access/access.decorators';
 import type { AuthenticatedUser } from '../access/authenticated-user';
 import { ErrorCode } from '../common/errors/error-code';
 import { UuidParamPipe } from '../common/http/params';
-import { type ListPage, readListRequest } from '../common/paging/page';
+import { type ListPage, readListRequest, readOneOf } from '../common/paging/page';
 import { ApiListPageResponse, ApiListQueries } from '../common/paging/paging.docs';
 import { ApiProblems } from '../docs/api-docs';
 import type { AnswerContext, IdempotentAnswer } from '../idempotency/stored-outcome';
 import { AnswerContextOf, IdempotencyKey } from '../movements/movement-interceptor';
 import { MovementRoute } from '../movements/movement-route';
 import { DISPUTE_STATUSES, DisputeResponse, OpenDisputeRequest, RejectDisputeRequest } from './dispute.dto';
-import { readDisputeFilter, readOneOf } from './dispute-query';
+import { readDisputeFilter } from './dispute-query';
 import { DisputesService } from './disputes.service';
 
 const DISPUTE_PARAM = { name: 'referenceId', format: 'uuid', description: "The dispute's referenceId" } as const;

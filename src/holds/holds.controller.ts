@@ -12,10 +12,9 @@ import {
 import { CurrentUser } from '../access/access.decorators';
 import { requireOwner } from '../access/access-rules';
 import type { AuthenticatedUser } from '../access/authenticated-user';
-import { ValidationError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { UuidParamPipe } from '../common/http/params';
-import { type ListPage, readListRequest, single } from '../common/paging/page';
+import { type ListPage, readListRequest, readOneOf } from '../common/paging/page';
 import { ApiListPageResponse, ApiListQueries } from '../common/paging/paging.docs';
 import { ApiProblems } from '../docs/api-docs';
 import type { AnswerContext, IdempotentAnswer } from '../idempotency/stored-outcome';
@@ -24,15 +23,7 @@ import { MovementRoute } from '../movements/movement-route';
 import { TransactionResponse } from '../transactions/transaction.dto';
 import { TransferRateLimitGuard } from '../transactions/transfer.guards';
 import { UsersService } from '../users/users.service';
-import {
-  CaptureHoldRequest,
-  HOLD_ROLES,
-  HOLD_STATUSES,
-  type HoldRole,
-  type HoldStatus,
-  HoldResponse,
-  PlaceHoldRequest,
-} from './hold.dto';
+import { CaptureHoldRequest, HOLD_ROLES, HOLD_STATUSES, HoldResponse, PlaceHoldRequest } from './hold.dto';
 import { HoldsService } from './holds.service';
 
 const HOLD_PARAM = { name: 'referenceId', format: 'uuid', description: "The hold's referenceId" };
@@ -151,16 +142,10 @@ export class HoldsController {
     @Query() query: Record<string, unknown>,
     @CurrentUser() caller: AuthenticatedUser,
   ): Promise<ListPage<HoldResponse>> {
-    const role = single(query, 'role') ?? 'payer';
-    const status = single(query, 'status');
-    const errors: Record<string, string> = {};
-    if (!HOLD_ROLES.includes(role as HoldRole)) errors.role = `role must be one of: ${HOLD_ROLES.join(', ')}`;
-    if (status !== undefined && !HOLD_STATUSES.includes(status as HoldStatus)) {
-      errors.status = `status must be one of: ${HOLD_STATUSES.join(', ')}`;
-    }
-    if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+    const role = readOneOf(query, 'role', HOLD_ROLES) ?? 'payer';
+    const status = readOneOf(query, 'status', HOLD_STATUSES);
     const request = readListRequest(query, { allowed: ['createdAt'], fallback: 'createdAt', fromQuery: false });
     requireOwner(caller, await this.users.findByReferenceId(referenceId), `No user with reference ID ${referenceId}`);
-    return this.holds.listOf(referenceId, role as HoldRole, status as HoldStatus | undefined, request);
+    return this.holds.listOf(referenceId, role, status, request);
   }
 }

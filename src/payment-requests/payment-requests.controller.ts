@@ -18,7 +18,7 @@ import type { AuthenticatedUser } from '../access/authenticated-user';
 import { ValidationError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { UuidParamPipe } from '../common/http/params';
-import { type ListPage, readListRequest, single } from '../common/paging/page';
+import { type ListPage, readListRequest, readOneOf, single } from '../common/paging/page';
 import { ApiListPageResponse, ApiListQueries } from '../common/paging/paging.docs';
 import { ApiProblems } from '../docs/api-docs';
 import { AnswerContextOf, IdempotencyKey } from '../movements/movement-interceptor';
@@ -30,7 +30,6 @@ import { UsersService } from '../users/users.service';
 import {
   CreatePaymentRequest,
   PAYMENT_REQUEST_STATUSES,
-  type PaymentRequestStatus,
   PaymentRequestResponse,
   PayPaymentRequest,
 } from './payment-request.dto';
@@ -183,12 +182,9 @@ export class PaymentRequestsController {
     @Query() query: Record<string, unknown>,
     @CurrentUser() caller: AuthenticatedUser,
   ): Promise<ListPage<PaymentRequestResponse>> {
-    const status = single(query, 'status');
-    if (status !== undefined && !PAYMENT_REQUEST_STATUSES.includes(status as PaymentRequestStatus)) {
-      throw new ValidationError({ status: `status must be one of: ${PAYMENT_REQUEST_STATUSES.join(', ')}` });
-    }
+    const status = readOneOf(query, 'status', PAYMENT_REQUEST_STATUSES);
     const request = readListRequest(query, { allowed: ['createdAt'], fallback: 'createdAt', fromQuery: false });
     requireOwner(caller, await this.users.findByReferenceId(referenceId), `No user with reference ID ${referenceId}`);
-    return this.requests.listOf(referenceId, status as PaymentRequestStatus | undefined, request);
+    return this.requests.listOf(referenceId, status, request);
   }
 }

@@ -141,6 +141,15 @@ export function single(query: Query, name: string): string | undefined {
   return value;
 }
 
+/** A query parameter given at most once and from a fixed list (anything else is 422). */
+export function readOneOf<T extends string>(query: Query, name: string, allowed: readonly T[]): T | undefined {
+  const value = single(query, name);
+  if (value !== undefined && !allowed.includes(value as T)) {
+    throw new ValidationError({ [name]: `${name} must be one of: ${allowed.join(', ')}` });
+  }
+  return value as T | undefined;
+}
+
 /** Absent is the default; present but empty (`size=`) is not an integer, as the schema says. */
 function readInteger(query: Query, name: string, fallback: number): number {
   const raw = single(query, name);
