@@ -20,7 +20,7 @@ module.exports = {
   // A test that writes to the console or raises a process warning fails (README, Tests).
   setupFilesAfterEnv: ['<rootDir>/test/support/quiet-output.ts'],
   testTimeout: 30000,
-  maxWorkers: 3,
+  maxWorkers: 2,
   // Why: a worker's heap grows from file to file, to 1.6 GB (2 GB resident) by the end of `npm test`.
   // Exiting with that heap took longer than the 500 ms Jest grants a worker at the end, so Jest
   // force-exited it ("A worker process has failed to exit gracefully") with no handle left open.
