@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { createDataSource, migrateAndVerify } from '../../src/database/data-source';
 import { EmbeddedDatabase } from '../../src/database/embedded-postgres';
+import { createScratchTemplate } from './db';
 import { makeTempDir, removeTempDir } from './temp-dir';
 
 /**
@@ -47,6 +48,7 @@ export async function startTestDatabase(): Promise<void> {
   } finally {
     await dataSource.destroy();
   }
+  await createScratchTemplate();
 }
 
 /** Tests that run the service as a child process need dist/ to match src/ (incremental, quick when it does). */
