@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import { Pool } from 'pg';
+import { Client, Pool } from 'pg';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { EventPublisher, type OutboundEvent } from '../../src/outbox/event-publisher';
 import { OutboxEventsRepository } from '../../src/outbox/outbox-events.repository';
@@ -53,5 +53,48 @@ describe('OutboxRelay', () => {
     );
     expect(rows).toEqual([{ done: true }]);
     await relay.onApplicationShutdown();
+  });
+
+  it("reads pending events by index alone, with a plan made while the day's partition was empty", async () => {
+    // The plan settings that keep it so (docs/decisions/0011-generic-plans-for-key-lookups.md).
+    const settings = await pool.query(`SELECT proconfig FROM pg_proc WHERE proname = 'outbox_pending'`);
+    expect(settings.rows).toEqual([
+      {
+        proconfig: [
+          'plan_cache_mode=force_generic_plan',
+          'enable_seqscan=off',
+          'enable_bitmapscan=off',
+          'enable_sort=off',
+        ],
+      },
+    ]);
+    const relay = new Client({ connectionString: scratch.url });
+    await relay.connect();
+    try {
+      // Planned, and cached for this session, while nothing is pending.
+      for (let i = 0; i < 6; i++) expect((await relay.query('SELECT * FROM outbox_pending(100)')).rows).toEqual([]);
+      await pool.query(
+        `INSERT INTO outbox_events (event_id, event_type, aggregate_key, payload)
+         SELECT gen_random_uuid(), 'Test', 'k', '{}' FROM generate_series(1, 2000)`,
+      );
+      const seqScans = async () => {
+        await relay.query('SELECT pg_stat_force_next_flush()');
+        await relay.query('SELECT pg_stat_clear_snapshot()');
+        const { rows } = await relay.query<{ scans: string }>(
+          `SELECT coalesce(sum(seq_scan), 0)::text AS scans FROM pg_stat_user_tables
+           WHERE relname LIKE 'outbox_events_p%' OR relname LIKE 'transactions_p%'`,
+        );
+        return rows[0].scans;
+      };
+      const before = await seqScans();
+      const pending = await relay.query<{ id: string }>('SELECT id FROM outbox_pending(10)');
+      expect(pending.rows).toHaveLength(10);
+      expect(pending.rows.map((row) => Number(row.id))).toEqual(
+        [...pending.rows.map((row) => Number(row.id))].sort((a, b) => a - b),
+      );
+      expect(await seqScans()).toBe(before);
+    } finally {
+      await relay.end();
+    }
   });
 });
