@@ -66,14 +66,10 @@ BEGIN
     PERFORM ledger_append(v_receiver.id, v_transaction_id, p_reference_id, 'CREDIT', p_amount, v_now);
     PERFORM payment_request_settle(p_context, p_reference_id);
 
-    -- A plain transfer's event is its transaction row (outbox_messages.sql rebuilds key and payload);
-    -- a payment's also names its request, which the row does not, so it keeps its own.
     INSERT INTO outbox_events (event_id, event_type, aggregate_key, payload, transaction_id, created_at)
-    SELECT p_event_id, 'TransferCompleted', CASE WHEN own THEN v_sender.upi_id END,
-           CASE WHEN own THEN transfer_event_payload(p_event_id, v_at, v_transaction_id, p_reference_id,
-             v_sender.upi_id, v_receiver.upi_id, p_amount, p_note, p_context) END,
-           CASE WHEN NOT own THEN v_transaction_id END, v_now
-    FROM (SELECT payment_request_event_field(p_context) <> '' AS own) AS event;
+    SELECT p_event_id, 'TransferCompleted', e.aggregate_key, e.payload, e.transaction_id, v_now
+    FROM transfer_event_columns(p_event_id, v_at, v_transaction_id, p_reference_id, v_sender.upi_id,
+      v_receiver.upi_id, p_amount, p_note, p_context) AS e;
 
     PERFORM limits_finish(limits_count(v_limits, v_sender.id, p_amount)) WHERE v_limits IS NOT NULL;
     v_code := 'completed';

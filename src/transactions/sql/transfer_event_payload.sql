@@ -1,8 +1,7 @@
 -- The TransferCompleted event's payload (docs/api-guide.md, "The transfer-completed event"), written
 -- once: rebuilt from a plain transfer's transaction row when the event is published
--- (outbox/sql/outbox_messages.sql), and stored for a payment by the single transfer
--- (transfer_apply.sql) and the group commit (transfer_funds_batch.sql), so every path publishes the
--- same bytes. A payment adds its request's reference after "note" (payment_request_event_field).
+-- (outbox/sql/outbox_messages.sql), and stored for a payment (transfer_event_columns.sql, which both
+-- transfer paths call), so every path publishes the same bytes. A payment adds its request's reference after "note" (payment_request_event_field).
 CREATE OR REPLACE FUNCTION transfer_event_payload(
   p_event_id uuid,
   p_at text,

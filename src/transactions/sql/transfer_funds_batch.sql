@@ -198,14 +198,11 @@ BEGIN
   ORDER BY e.n;
 
   -- The event is a contract of its own, not an HTTP body; in item order, so each sender's order holds.
-  -- As in transfer_apply: a plain transfer's event is its transaction row, a payment's keeps its own.
   INSERT INTO outbox_events (event_id, event_type, aggregate_key, payload, transaction_id, created_at)
-  SELECT p_event_id[t.i], 'TransferCompleted', CASE WHEN own THEN t.sender END,
-         CASE WHEN own THEN transfer_event_payload(p_event_id[t.i], v_at, t.id, p_reference_id[t.i], t.sender,
-           t.receiver, e_amount[2 * t.n], p_note[t.i], p_context[t.i]) END,
-         CASE WHEN NOT own THEN t.id END, v_now
+  SELECT p_event_id[t.i], 'TransferCompleted', e.aggregate_key, e.payload, e.transaction_id, v_now
   FROM unnest(t_id, t_item, t_sender, t_receiver) WITH ORDINALITY AS t(id, i, sender, receiver, n),
-       LATERAL (SELECT payment_request_event_field(p_context[t.i]) <> '' AS own) AS event
+       LATERAL transfer_event_columns(p_event_id[t.i], v_at, t.id, p_reference_id[t.i], t.sender, t.receiver,
+         e_amount[2 * t.n], p_note[t.i], p_context[t.i]) AS e
   ORDER BY t.n;
 
   PERFORM limits_finish(v_limits) WHERE v_limits IS NOT NULL;
