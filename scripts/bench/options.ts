@@ -22,6 +22,8 @@ export interface BenchOptions {
   kafka: boolean;
   /** One webhook endpoint subscribed to every event, with a receiver that counts them. */
   webhook: boolean;
+  /** After the transfers, a closed-loop phase placing holds and capturing them (scripts/lib/holds-mix.ts). */
+  holds: boolean;
   outDir: string;
 }
 
@@ -48,6 +50,7 @@ invariants, writes results.json and report.html.
   --kafka             start a real Kafka broker and publish the outbox to it
   --webhook           subscribe one webhook endpoint to every event; count deliveries; sample the service's oldest
                       pending delivery each second of the load (judged at --rate: under 10 s)
+  --holds             after the transfers, a closed-loop phase of the same length: place a hold, then capture it
   --out DIR           where results go, one folder per run (default bench-results)
 
 Variables such as DB_POOL_SIZE or RATE_LIMIT_PER_SECOND pass through to the service. Exit status: 0 when every
@@ -85,6 +88,7 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
         'database-url': { type: 'string' },
         kafka: { type: 'boolean', default: false },
         webhook: { type: 'boolean', default: false },
+        holds: { type: 'boolean', default: false },
         out: { type: 'string', default: 'bench-results' },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -112,6 +116,7 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
       databaseUrl: values['database-url'],
       kafka: values.kafka,
       webhook: values.webhook,
+      holds: values.holds,
       outDir: values.out,
     };
     return { kind: 'run', options };

@@ -12,13 +12,6 @@ import type { BenchUser } from '../bench/workload';
  * invariants checked at the end cover the holds too. Kept here, out of scripts/bench, whose
  * size is capped.
  */
-export const HOLDS_FLAG = '--holds';
-
-/** Whether the run asked for the holds mix; the flag is taken out before the bench reads its options. */
-export const holdsMixRequested = (): boolean => process.argv.includes(HOLDS_FLAG);
-
-export const withoutHoldsFlag = (argv: string[]): string[] => argv.filter((arg) => arg !== HOLDS_FLAG);
-
 export const HOLDS_WORKLOAD = 'holds: place, then capture';
 
 /** The phase's description, as bench.ts records each phase. */

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../scripts/lib/service-process';
 import { Recorder, runClosedLoop, runOpenLoop } from '../../scripts/bench/load';
-import { parseCommandLine } from '../../scripts/bench/options';
+import { HELP, parseCommandLine } from '../../scripts/bench/options';
 import { findPgbench, parsePgbenchOutput, PGBENCH_MISSING } from '../../scripts/bench/pgbench';
 import { printSummary } from '../../scripts/bench/print';
 import { renderReport } from '../../scripts/bench/report-html';
@@ -26,6 +26,9 @@ describe('the benchmark command line', () => {
     });
     const external = parseCommandLine(['--database-url', 'postgres://u:p@db/x', '--kafka', '--webhook']);
     expect(external).toMatchObject({ options: { databaseUrl: 'postgres://u:p@db/x', kafka: true, webhook: true } });
+    expect(parseCommandLine([])).toMatchObject({ options: { holds: false } });
+    expect(parseCommandLine(['--holds'])).toMatchObject({ options: { holds: true } });
+    expect(HELP).toMatch(/^ {2}--holds /m);
   });
 
   it('rotates the senders over enough users by default that none reaches the per-user limit at 4,000 transfers/s', () => {
