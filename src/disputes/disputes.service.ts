@@ -8,7 +8,7 @@ import { formatMoney } from '../common/money/money';
 import { type ListPage, type ListRequest, mapPage, toListPage } from '../common/paging/page';
 import { AppConfig } from '../config/app-config';
 import type { IdempotentAnswer, MovementResult } from '../idempotency/stored-outcome';
-import { MOVEMENT_REFUSALS, type MovementRefusal, type MovementRefusalCode } from '../movements/movement-outcomes';
+import { refusalError } from '../movements/movement-outcomes';
 import { MovementRunner, type MovementRequest, movementKey } from '../movements/movement-runner';
 import { OutboxRelay } from '../outbox/outbox-relay.service';
 import { UsersService } from '../users/users.service';
@@ -126,14 +126,9 @@ export class DisputesService {
   }
 
   private answer({ outcome }: MovementResult): DisputeResponse {
-    const data = outcome.data ?? {};
-    if (outcome.code === 'completed') {
-      this.outbox.nudge();
-      return DisputeResponse.of(data as unknown as DisputeFields);
-    }
-    const refusal: MovementRefusal | undefined = MOVEMENT_REFUSALS[outcome.code as MovementRefusalCode];
-    if (!refusal) throw new Error(`No rendering for dispute outcome ${JSON.stringify(outcome)}`);
-    throw new ApiError(refusal.problem, refusal.detail(data), { members: refusal.members?.(data) });
+    if (outcome.code !== 'completed') throw refusalError(outcome);
+    this.outbox.nudge();
+    return DisputeResponse.of(outcome.data as unknown as DisputeFields);
   }
 }
 

@@ -13,7 +13,7 @@ import type { IdempotentAnswer } from '../idempotency/stored-outcome';
 import { assertTransferAmountMax } from '../limits/transfer-amount-max';
 import { callMovement } from '../movements/movement-call';
 import { MovementRunner, type MovementRequest, movementKey, newMovementIds } from '../movements/movement-runner';
-import { MOVEMENT_REFUSALS, type MovementRefusal, type MovementRefusalCode } from '../movements/movement-outcomes';
+import { refusalError } from '../movements/movement-outcomes';
 import { OutboxRelay } from '../outbox/outbox-relay.service';
 import { TransferService } from '../transactions/transfer.service';
 import {
@@ -99,10 +99,7 @@ export class HoldsService {
   /** The payee gives back what is left; a refusal is thrown as its problem, like a movement's. */
   async release(caller: AuthenticatedUser, holdReferenceId: string): Promise<HoldResponse> {
     const { outcome } = await this.returnRemainder(holdReferenceId, caller.upiId.toLowerCase());
-    if (outcome.code !== 'completed') {
-      const refusal: MovementRefusal = MOVEMENT_REFUSALS[outcome.code as MovementRefusalCode];
-      throw new ApiError(refusal.problem, refusal.detail(outcome.data ?? {}));
-    }
+    if (outcome.code !== 'completed') throw refusalError(outcome);
     return HoldResponse.from((await this.require(holdReferenceId)).hold);
   }
 

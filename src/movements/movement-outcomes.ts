@@ -1,3 +1,4 @@
+import { ApiError } from '../common/errors/api-error';
 import { ERROR_DESCRIPTORS, ErrorCode } from '../common/errors/error-code';
 import { limitDetail, limitMember } from '../limits/limit-problem';
 
@@ -152,6 +153,17 @@ const KNOWN_CODES: ReadonlySet<string> = new Set(movementOutcomeCodes());
 
 export function isMovementOutcomeCode(code: string): code is MovementOutcomeCode {
   return KNOWN_CODES.has(code);
+}
+
+/**
+ * A refused outcome of a movement run without a key (a hold's release, a dispute's answer) as the
+ * error its route throws: the problem and wording a keyed movement's stored refusal answers with.
+ */
+export function refusalError(outcome: { code: string; data?: OutcomeData }): Error {
+  const refusal: MovementRefusal | undefined = MOVEMENT_REFUSALS[outcome.code as MovementRefusalCode];
+  if (!refusal) return new Error(`No rendering for movement outcome ${JSON.stringify(outcome)}`);
+  const data = outcome.data ?? {};
+  return new ApiError(refusal.problem, refusal.detail(data), { members: refusal.members?.(data) });
 }
 
 /** The HTTP status the service answers a stored decision with. */
