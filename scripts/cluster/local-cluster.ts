@@ -183,8 +183,9 @@ export async function waitForHealthyCluster(state: ClusterState, timeoutMs: numb
   );
 }
 
-/** Waits until a running leader other than `formerLeader` holds the cluster, and returns it. */
+/** Waits until a leader other than `formerLeader` holds the cluster and accepts writes, and returns it. */
 export async function waitForNewLeader(state: ClusterState, formerLeader: string, timeoutMs: number): Promise<Member> {
+  const deadline = Date.now() + timeoutMs;
   const members = await waitForMembers(
     state,
     (current) => {
@@ -194,7 +195,34 @@ export async function waitForNewLeader(state: ClusterState, formerLeader: string
     `a leader other than ${formerLeader}`,
     timeoutMs,
   );
-  return leaderOf(members)!;
+  const leader = leaderOf(members)!;
+  await waitForPrimary(state, leader.name, deadline - Date.now());
+  return leader;
+}
+
+/**
+ * The leader key moves before the promotion ends: /cluster lists the new leader as running while its
+ * PostgreSQL still replays WAL and refuses writes. A node's own /patroni answers role "primary" only
+ * once pg_is_in_recovery() is false.
+ */
+async function waitForPrimary(state: ClusterState, name: string, timeoutMs: number): Promise<void> {
+  const node = state.nodes.find((candidate) => candidate.name === name)!;
+  const deadline = Date.now() + Math.max(timeoutMs, 0);
+  let last: string;
+  do {
+    try {
+      const response = await fetch(`http://127.0.0.1:${node.restApiPort}/patroni`, {
+        signal: AbortSignal.timeout(3_000),
+      });
+      const status = (await response.json()) as { role?: string; state?: string };
+      if (status.role === 'primary' && status.state === 'running') return;
+      last = JSON.stringify(status);
+    } catch (error) {
+      last = String(error);
+    }
+    await sleep(250);
+  } while (Date.now() < deadline);
+  throw new Error(`timed out waiting for ${name} to accept writes; last status: ${last}`);
 }
 
 /**
