@@ -28,6 +28,7 @@ import { ArchivedMonths1764022000000 } from './1764022000000-archived-months';
 import { Holds1764030000000 } from './1764030000000-holds';
 import { Disputes1764031000000 } from './1764031000000-disputes';
 import { BatchRecordsNameTheirTransactions1764032000000 } from './1764032000000-batch-records-name-their-transactions';
+import { FewerIndexEntriesPerTransfer1764033000000 } from './1764033000000-fewer-index-entries-per-transfer';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -61,4 +62,5 @@ export const MIGRATIONS = [
   Holds1764030000000,
   Disputes1764031000000,
   BatchRecordsNameTheirTransactions1764032000000,
+  FewerIndexEntriesPerTransfer1764033000000,
 ];

@@ -143,7 +143,7 @@ export class WebhookDeliveriesRepository {
        RETURNING d.id, d.reference_id AS "referenceId", e.id AS "endpointId", e.reference_id AS "endpointReferenceId",
                  e.url, e.secret, d.event_id AS "eventId",
                  coalesce(d.payload, (SELECT o.payload FROM outbox_messages() o
-                                      WHERE o.event_id = d.event_id AND o.created_at = d.created_at)) AS payload,
+                                      WHERE o.id = d.outbox_event_id AND o.created_at = d.created_at)) AS payload,
                  d.attempts, d.round_start AS "roundStart",
                  (extract(epoch FROM now() - c.next_attempt_at) * 1000)::float8 AS "lateMs"`,
       values: [[...busy.keys()], [...busy.values()], perEndpoint, limit, leaseMs],
