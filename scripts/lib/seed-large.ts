@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ClientBase } from 'pg';
+import { outboxRetentionDays } from '../../src/config/app-config';
 
 export interface SeedPlan {
   users: number;
@@ -21,8 +22,8 @@ const OPENING_BALANCE = 1_000_000;
 const LEDGER_COLUMNS =
   'id, user_id, transaction_id, transaction_reference_id, entry_type, amount, balance_before, balance_after, created_at';
 const HISTORY_DAYS = 400;
-/** The tables the seed writes history into, past partitions made first when they are partitioned. */
-const HISTORY_TABLES = ['transactions', 'ledger_entries', 'outbox_events'];
+/** The money records' history: past partitions made first. */
+const HISTORY_TABLES = ['transactions', 'ledger_entries'];
 
 /** At least `entries` ledger entries in whole rounds (the balance chains are closed-form per round). */
 export function planSeed(users: number, entries: number): SeedPlan {
@@ -43,7 +44,12 @@ export const seedUpiId = (nonce: string, index: number) => `seed.${nonce}.${inde
  * Like pg_restore, it drops the secondary indexes of the big tables, loads, then rebuilds
  * them from their own definitions, and (as superuser) skips the foreign-key triggers.
  */
-export async function seedLarge(db: ClientBase, users: number, entries: number): Promise<SeedResult> {
+export async function seedLarge(
+  db: ClientBase,
+  users: number,
+  entries: number,
+  outboxDays = outboxRetentionDays(),
+): Promise<SeedResult> {
   const plan = planSeed(users, entries);
   const nonce = randomBytes(4).toString('hex');
   const started = performance.now();
@@ -52,8 +58,8 @@ export async function seedLarge(db: ClientBase, users: number, entries: number):
     await db.query(`SET LOCAL maintenance_work_mem = '256MB'`);
     await db.query(`SET LOCAL work_mem = '64MB'`);
     await skipForeignKeyChecks(db);
-    await makeHistoryPartitions(db);
-    const indexes = await dropSecondaryIndexes(db, HISTORY_TABLES);
+    await makeHistoryPartitions(db, outboxDays);
+    const indexes = await dropSecondaryIndexes(db, [...HISTORY_TABLES, 'outbox_events']);
     const base = (
       await db.query(`
       SELECT (SELECT coalesce(max(id), 0) FROM users)::bigint AS users,
@@ -159,12 +165,20 @@ async function skipForeignKeyChecks(db: ClientBase): Promise<void> {
   }
 }
 
-/** The partitions the seeded history falls in (src/partitions/sql/ensure_partitions.sql), as a restore makes them. */
-async function makeHistoryPartitions(db: ClientBase): Promise<void> {
+/**
+ * The partitions the seeded history falls in (src/partitions/sql/ensure_partitions.sql), as a
+ * restore makes them: the money records' for the whole history, the outbox's for the days its
+ * retention keeps (older days' events are gone with their partitions in a service that old).
+ */
+async function makeHistoryPartitions(db: ClientBase, outboxDays: number): Promise<void> {
   await db.query(
     `SELECT ensure_partitions(t, now() - interval '${HISTORY_DAYS + 2} days', now() + interval '1 day')
      FROM unnest($1::text[]) AS t`,
     [HISTORY_TABLES],
+  );
+  await db.query(
+    `SELECT ensure_partitions('outbox_events', now() - make_interval(days => $1), now() + interval '1 day')`,
+    [outboxDays],
   );
 }
 
@@ -221,10 +235,12 @@ function seedStatements(plan: SeedPlan, nonce: string, base: Record<string, stri
             CASE WHEN e = 0 AND i = 0 THEN ${b} - a WHEN e = 0 THEN ${b} WHEN r = 0 THEN ${b} ELSE ${b} + a END,
             at
      FROM (${transfers}) s CROSS JOIN (VALUES (0), (1)) v(e)`,
-    // The event as the service writes a plain transfer's: its transaction names key and payload.
+    // The event as the service writes a plain transfer's (its transaction names key and payload),
+    // for the transfers of the days the outbox keeps (the partitions made above).
     `INSERT INTO outbox_events (id, event_id, event_type, transaction_id, created_at, published_at, attempts)
      OVERRIDING SYSTEM VALUE
      SELECT ${base.events} + k + 1, ${uuid('e', 'k')}, 'TransferCompleted', ${base.transactions} + k + 1, at, at, 1
-     FROM (${transfers}) s`,
+     FROM (${transfers}) s
+     WHERE at >= (SELECT min(range_start) FROM partition_ranges('outbox_events'))`,
   ];
 }

@@ -160,7 +160,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     rateLimitStore: reader.oneOf('RATE_LIMIT_STORE', 'memory', ['memory', 'postgres']) as 'memory' | 'postgres',
     idempotencyTtlHours: reader.integer('IDEMPOTENCY_TTL_HOURS', 24, 1, 24 * 365),
     retentionYears: readRetentionYears(reader),
-    outboxRetentionDays: reader.integer('OUTBOX_RETENTION_DAYS', 7, 1, 3650),
+    outboxRetentionDays: readOutboxRetentionDays(reader),
     webhookDeliveryRetentionDays: reader.integer('WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 1, 3650),
     kafkaBrokers: reader
       .string('KAFKA_BROKERS', '')
@@ -320,6 +320,16 @@ export function retentionYears(env: Env = process.env): number {
   const years = readRetentionYears(new EnvReader(env, problems));
   if (problems.length > 0) throw new ConfigError(problems);
   return years;
+}
+
+const readOutboxRetentionDays = (reader: EnvReader) => reader.integer('OUTBOX_RETENTION_DAYS', 7, 1, 3650);
+
+/** OUTBOX_RETENTION_DAYS alone, validated as loadConfig does (the bench's seed keeps that much outbox history). */
+export function outboxRetentionDays(env: Env = process.env): number {
+  const problems: string[] = [];
+  const days = readOutboxRetentionDays(new EnvReader(env, problems));
+  if (problems.length > 0) throw new ConfigError(problems);
+  return days;
 }
 
 class EnvReader {
