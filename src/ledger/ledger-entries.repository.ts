@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { ClientBase, Pool, PoolClient } from 'pg';
 import type { PageBounds } from '../common/paging/page';
 import { PG_POOL } from '../database/pg-pool';
+import { inTransaction } from '../database/in-transaction';
 import type { EntryType } from './entry-type';
 
 // The ledger's part of the tamper-evidence audit (src/audit runs them in one snapshot): each
@@ -148,6 +149,15 @@ const STATEMENT_OWNER_AND_FIRST_BATCH = `
   WHERE o.reference_id = $1
   ORDER BY s.created_at, s.entry_id`;
 
+/**
+ * For the statement's first read, made many times a second: PostgreSQL's default re-plans it on
+ * every call (a custom plan prunes the period's partitions while planning, and so looks cheaper
+ * than the generic one), which costs more than reading it and grows with every month kept:
+ * 6.9 ms of planning against 3.1 ms of execution with 14 monthly partitions (pg_stat_statements).
+ * The generic plan is made once per connection and prunes the partitions when it starts.
+ */
+const GENERIC_PLAN = `SET LOCAL plan_cache_mode = force_generic_plan`;
+
 /** The balance at each step's end ($4, a step of $5) overlapping [$2, $3) of the user $1; the last at $3. */
 const BALANCE_HISTORY = `SELECT p.at, ${balanceBefore('p.at')} AS balance
          FROM (
@@ -273,12 +283,15 @@ export class LedgerEntriesRepository {
 
   /** The statement's account by reference ID, its balances and its first batch of entries; none: no such account. */
   async findStatementOwner(referenceId: string, from: string, to: string): Promise<StatementOwnerRow[]> {
-    const { rows } = await this.pool.query<StatementOwnerRow>({
-      name: 'statement-owner-first-batch',
-      text: STATEMENT_OWNER_AND_FIRST_BATCH,
-      values: [referenceId, from, to],
+    return inTransaction(this.pool, async (client) => {
+      await client.query(GENERIC_PLAN);
+      const { rows } = await client.query<StatementOwnerRow>({
+        name: 'statement-owner-first-batch',
+        text: STATEMENT_OWNER_AND_FIRST_BATCH,
+        values: [referenceId, from, to],
+      });
+      return rows;
     });
-    return rows;
   }
 
   /**
