@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig } from './app-config';
+import { ConfigError, loadConfig, outboxRetentionDays, retentionYears } from './app-config';
 
 const SECRET = 'a-test-secret-that-is-32-bytes-long!!';
 
@@ -150,5 +150,16 @@ describe('loadConfig', () => {
     expect(loadConfig({ DATA_DIR: freshDataDir(), JWT_SECRET: SECRET, BACKUP_DIR: ' ' }).backupDir).toBeUndefined();
     const config = loadConfig({ DATA_DIR: freshDataDir(), JWT_SECRET: SECRET, BACKUP_DIR: 'backups' });
     expect(config.backupDir).toBe(join(process.cwd(), 'backups'));
+  });
+});
+
+describe('one setting alone, for a command-line tool', () => {
+  it('reads RETENTION_YEARS and OUTBOX_RETENTION_DAYS as loadConfig does, defaults included', () => {
+    expect([retentionYears({}), outboxRetentionDays({})]).toEqual([8, 7]);
+    expect([retentionYears({ RETENTION_YEARS: '10' }), outboxRetentionDays({ OUTBOX_RETENTION_DAYS: '3' })]).toEqual([
+      10, 3,
+    ]);
+    expect(() => outboxRetentionDays({ OUTBOX_RETENTION_DAYS: '0' })).toThrow(ConfigError);
+    expect(() => retentionYears({ RETENTION_YEARS: 'eight' })).toThrow(ConfigError);
   });
 });

@@ -315,21 +315,18 @@ function resolveJwtSecret(value: string | undefined, nodeEnv: string, dataDir: s
 const readRetentionYears = (reader: EnvReader) => reader.integer('RETENTION_YEARS', 8, 1, 100);
 
 /** RETENTION_YEARS alone, validated as loadConfig does, for a CLI that needs nothing else (npm run archive). */
-export function retentionYears(env: Env = process.env): number {
-  const problems: string[] = [];
-  const years = readRetentionYears(new EnvReader(env, problems));
-  if (problems.length > 0) throw new ConfigError(problems);
-  return years;
-}
+export const retentionYears = (env: Env = process.env): number => readAlone(readRetentionYears, env);
 
 const readOutboxRetentionDays = (reader: EnvReader) => reader.integer('OUTBOX_RETENTION_DAYS', 7, 1, 3650);
 
-/** OUTBOX_RETENTION_DAYS alone, validated as loadConfig does (the bench's seed keeps that much outbox history). */
-export function outboxRetentionDays(env: Env = process.env): number {
+/** OUTBOX_RETENTION_DAYS alone, as loadConfig reads it (the bench's seed keeps that much outbox history). */
+export const outboxRetentionDays = (env: Env = process.env): number => readAlone(readOutboxRetentionDays, env);
+
+function readAlone<T>(read: (reader: EnvReader) => T, env: Env): T {
   const problems: string[] = [];
-  const days = readOutboxRetentionDays(new EnvReader(env, problems));
+  const value = read(new EnvReader(env, problems));
   if (problems.length > 0) throw new ConfigError(problems);
-  return days;
+  return value;
 }
 
 class EnvReader {
