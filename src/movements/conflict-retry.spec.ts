@@ -48,6 +48,15 @@ describe('the retry of a movement rolled back by a conflict', () => {
     },
   );
 
+  it('answers a key recorded meanwhile by a writer without its lock (23505 on idempotency_keys) 409 in flight', () => {
+    const taken = Object.assign(pgError('23505'), { table: 'idempotency_keys_2026_11_28' });
+    const answer = translateMovementError(taken);
+    expect(answer).toBeInstanceOf(ApiError);
+    expect((answer as ApiError).code).toBe(ErrorCode.IdempotencyKeyInFlight);
+    const elsewhere = Object.assign(pgError('23505'), { table: 'transactions_2026_11' });
+    expect(translateMovementError(elsewhere)).toBe(elsewhere);
+  });
+
   it('waits a jittered delay of at most 100 ms before each retry, not the same delays every time', async () => {
     const delays = async () => {
       const seen: number[] = [];

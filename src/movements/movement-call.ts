@@ -84,15 +84,16 @@ export async function callMovementBatch(
 
 /**
  * What a movement's database failure means to the client: a twin request still holding the key
- * is 409 (retry shortly), so is a conflict still there after the retries; a balance beyond
- * numeric(19,4) is 422. Anything else stays unexpected.
+ * (or a record of the key written meanwhile without its lock, found by the unique index) is 409
+ * (retry shortly), so is a conflict still there after the retries; a balance beyond numeric(19,4)
+ * is 422. Anything else stays unexpected.
  */
 export function translateMovementError(error: unknown): unknown {
   if (isTransactionConflict(error)) {
     return new ApiError(ErrorCode.Conflict, 'The movement met concurrent ones and was not applied; retry it');
   }
   const code = pgErrorCode(error);
-  if (code === PgErrorCode.LockNotAvailable) {
+  if (code === PgErrorCode.LockNotAvailable || isIdempotencyKeyTaken(error)) {
     return new ApiError(
       ErrorCode.IdempotencyKeyInFlight,
       'A request with this Idempotency-Key is still being processed; retry shortly',
@@ -104,4 +105,14 @@ export function translateMovementError(error: unknown): unknown {
     });
   }
   return error;
+}
+
+/** A unique violation of a day's idempotency_keys partition: the key was recorded meanwhile. */
+function isIdempotencyKeyTaken(error: unknown): boolean {
+  const table = (error as { table?: unknown } | null)?.table;
+  return (
+    pgErrorCode(error) === PgErrorCode.UniqueViolation &&
+    typeof table === 'string' &&
+    table.startsWith('idempotency_keys')
+  );
 }

@@ -191,7 +191,7 @@ export class ScheduledTransfersRepository {
    */
   async completedRunTransfer(ownerUpiId: string, idempotencyKey: string, instance: string): Promise<string | null> {
     const { rows } = await this.pool.query<{ referenceId: string }>(
-      `SELECT idempotent_replay(k, k.request_hash)->'data'->>'referenceId' AS "referenceId" FROM idempotency_keys k
+      `SELECT idempotent_replay(k, encode(k.request_hash, 'hex'))->'data'->>'referenceId' AS "referenceId" FROM idempotency_keys k
        WHERE owner_upi_id = $1 AND idempotency_key = $2 AND status = 'SUCCESS' AND outcome->>'instance' = $3`,
       [ownerUpiId.toLowerCase(), idempotencyKey, instance],
     );

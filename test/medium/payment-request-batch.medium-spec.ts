@@ -69,7 +69,7 @@ describe('paying a payment request through transfer_funds_batch and transfer_fun
     ]);
     expect(JSON.parse(event.rows[0].payload).paymentRequestReferenceId).toBe(request);
     const refusedKey = await db.query(
-      `SELECT response_status FROM idempotency_keys WHERE owner_upi_id = $1 AND request_hash = $2`,
+      `SELECT response_status FROM idempotency_keys WHERE owner_upi_id = $1 AND request_hash = decode($2, 'hex')`,
       [second.upiId.toLowerCase(), hashOf(second, request)],
     );
     expect(refusedKey.rows[0].response_status).toBe(409);

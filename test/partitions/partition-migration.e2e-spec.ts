@@ -29,12 +29,17 @@ const SNAPSHOT = `
   UNION ALL SELECT 'webhook_deliveries', (SELECT json_agg(x ORDER BY x.id)::text FROM webhook_deliveries x)
   ORDER BY 1`;
 
+/** Hashes the later migrations store as bytes instead of hex text: the same value, written `\\x<hex>` in JSON. */
+const HASH_COLUMNS = new Set(['request_hash', 'hash', 'content_hash']);
+const asHex = (column: string, value: unknown) =>
+  HASH_COLUMNS.has(column) && typeof value === 'string' && value.startsWith('\\x') ? value.slice(2) : value;
+
 /** The later migrations add columns (null on old rows); every column the rows had before must be unchanged. */
 function withColumnsOf(before: { t: string; rows: string }[], after: { t: string; rows: string }[]) {
   return after.map(({ t, rows }) => {
     const old = JSON.parse(before.find((table) => table.t === t)?.rows ?? 'null') as Record<string, unknown>[] | null;
     const kept = (JSON.parse(rows) as Record<string, unknown>[] | null)?.map((row, i) =>
-      Object.fromEntries(Object.keys(old?.[i] ?? row).map((column) => [column, row[column]])),
+      Object.fromEntries(Object.keys(old?.[i] ?? row).map((column) => [column, asHex(column, row[column])])),
     );
     return { t, rows: kept };
   });

@@ -177,7 +177,7 @@ describe('partitions and retention', () => {
     const insertKey = (days: number) =>
       query(
         `INSERT INTO idempotency_keys (owner_upi_id, idempotency_key, request_hash, status, created_at)
-         VALUES ('old@bank', $1, repeat('0', 64), 'SUCCESS', ${at(days)})`,
+         VALUES ('old@bank', $1, decode(repeat('0', 64), 'hex'), 'SUCCESS', ${at(days)})`,
         [randomUUID()],
       );
 

@@ -441,6 +441,27 @@ describe('transfers on one service', () => {
       expect(await balanceOf(db, alice.upiId)).toBe('900.0000');
     });
 
+    it('rule 8: a twin in flight that commits while the transfer waits for it: 409, nothing moves', async () => {
+      const [alice, bob] = await pair();
+      const key = newIdempotencyKey();
+      const twin = await connectTestDatabase();
+      try {
+        await twin.query('BEGIN');
+        await twin.query(
+          `INSERT INTO idempotency_keys (owner_upi_id, idempotency_key, request_hash, status)
+         VALUES (lower($1), $2, 'in-flight', 'PROCESSING')`,
+          [alice.upiId, key],
+        );
+        const pending = t.api.transfer(alice, bob.upiId, 10, { key });
+        await waitForBackendBlockedBy(db, (await twin.query('SELECT pg_backend_pid() AS pid')).rows[0].pid, 10_000);
+        await twin.query('COMMIT');
+        expectProblem(await pending, 409, 'idempotency-key-in-flight');
+      } finally {
+        await twin.end();
+      }
+      expect(await balanceOf(db, alice.upiId)).toBe('1000.0000');
+    });
+
     it('never takes over or replays a committed row without an outcome, however old: 409, nothing moves', async () => {
       const [alice, bob] = await pair();
       const key = newIdempotencyKey();

@@ -5,8 +5,10 @@
 -- from the service's outcome vocabulary): the movement itself writes only a code and its data.
 -- The unique index of the day's partition on (owner, key) stays the backstop against a writer that
 -- does not take the claim's lock (a hand-written row): the insert waits at most 2 s for such a row
--- in flight, and finding one aborts this movement with 55P03 (409); a retry replays the other's
--- outcome. Across days, the key's lock keeps one (owner, key) to one request (ensure_partitions.sql).
+-- in flight (then 55P03), and finding one committed aborts this movement with 23505; the service
+-- answers either with 409 (src/movements/movement-call.ts), and a retry replays the other's
+-- outcome. A plain insert, not ON CONFLICT: a speculative insert costs every record a WAL record
+-- more. Across days, the key's lock keeps one (owner, key) to one request (ensure_partitions.sql).
 CREATE OR REPLACE FUNCTION idempotency_finish(
   p_owner text,
   p_idempotency_key text,
@@ -19,14 +21,10 @@ AS $$
 BEGIN
   INSERT INTO idempotency_keys (owner_upi_id, idempotency_key, request_hash, status, response_status, outcome,
                                 transaction_id)
-  SELECT p_owner, p_idempotency_key, p_request_hash,
+  SELECT p_owner, p_idempotency_key, decode(p_request_hash, 'hex'),
          CASE p_outcome->>'code' WHEN 'completed' THEN 'SUCCESS' ELSE 'FAILED' END,
          outcome_response_status(p_outcome->>'code'), kept.outcome, kept.transaction_id
-  FROM idempotency_stored_outcome(p_outcome) AS kept
-  ON CONFLICT DO NOTHING;
-  IF NOT FOUND THEN
-    RAISE EXCEPTION 'idempotency key % is in flight', p_idempotency_key USING ERRCODE = '55P03';
-  END IF;
+  FROM idempotency_stored_outcome(p_outcome) AS kept;
   RETURN p_outcome;
 END
 $$;

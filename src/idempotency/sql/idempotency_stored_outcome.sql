@@ -1,7 +1,7 @@
 -- What an idempotency record keeps of a movement's outcome (issue 41: what a byte-identical replay
 -- needs, not the whole answer). A completed outcome whose data is exactly its transaction row's
--- (transaction_outcome_data.sql) is kept without that data, with the transaction's id: the row's
--- time is the outcome's "at", so idempotent_replay.sql finds it again and rebuilds the same JSON.
+-- (transaction_outcome_data.sql), and whose "at" is the row's time, is kept as the transaction's id
+-- and what completed_outcome_kept.sql keeps: idempotent_replay.sql rebuilds the same JSON from the row.
 -- Any other outcome (a refusal, data the row does not hold) is kept whole, transaction_id NULL.
 CREATE OR REPLACE FUNCTION idempotency_stored_outcome(
   p_outcome jsonb,
@@ -12,7 +12,7 @@ LANGUAGE sql STABLE AS $$
   SELECT coalesce(rebuilt.outcome, p_outcome), rebuilt.transaction_id
   FROM (SELECT) AS one
   LEFT JOIN LATERAL (
-    SELECT p_outcome - 'data' AS outcome, t.id AS transaction_id
+    SELECT completed_outcome_kept(p_outcome) AS outcome, t.id AS transaction_id
     FROM transactions t
     WHERE t.id = CASE WHEN p_outcome->>'code' = 'completed' AND p_outcome->'data'->>'transactionId' ~ '^[0-9]{1,18}$'
                       THEN (p_outcome->'data'->>'transactionId')::bigint END

@@ -75,7 +75,7 @@ export async function reverseTransfer(
 ): Promise<MovementRow> {
   const rows = await db.query(
     `SELECT result, replayed FROM reverse_transfer(lower($1), $2, $3, $4, $5, NULL, gen_random_uuid(), gen_random_uuid(), $6)`,
-    [receiver.upiId, key, 'r'.repeat(64), originalReferenceId, amount, MEDIUM_CONTEXT],
+    [receiver.upiId, key, 'e'.repeat(64), originalReferenceId, amount, MEDIUM_CONTEXT],
   );
   return rows.rows[0];
 }
