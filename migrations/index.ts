@@ -29,6 +29,7 @@ import { Holds1764030000000 } from './1764030000000-holds';
 import { Disputes1764031000000 } from './1764031000000-disputes';
 import { BatchRecordsNameTheirTransactions1764032000000 } from './1764032000000-batch-records-name-their-transactions';
 import { FewerIndexEntriesPerTransfer1764033000000 } from './1764033000000-fewer-index-entries-per-transfer';
+import { HashesAsBytes1764035000000 } from './1764035000000-hashes-as-bytes';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -63,4 +64,5 @@ export const MIGRATIONS = [
   Disputes1764031000000,
   BatchRecordsNameTheirTransactions1764032000000,
   FewerIndexEntriesPerTransfer1764033000000,
+  HashesAsBytes1764035000000,
 ];
