@@ -30,6 +30,7 @@ import { Disputes1764031000000 } from './1764031000000-disputes';
 import { BatchRecordsNameTheirTransactions1764032000000 } from './1764032000000-batch-records-name-their-transactions';
 import { FewerIndexEntriesPerTransfer1764033000000 } from './1764033000000-fewer-index-entries-per-transfer';
 import { LeanerTransferRecords1764034000000 } from './1764034000000-leaner-transfer-records';
+import { HashesAsBytes1764035000000 } from './1764035000000-hashes-as-bytes';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -65,4 +66,5 @@ export const MIGRATIONS = [
   BatchRecordsNameTheirTransactions1764032000000,
   FewerIndexEntriesPerTransfer1764033000000,
   LeanerTransferRecords1764034000000,
+  HashesAsBytes1764035000000,
 ];

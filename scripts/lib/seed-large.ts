@@ -114,9 +114,10 @@ async function addTreasurySides(db: ClientBase, baseEntry: string, plan: SeedPla
 
 /**
  * Every chain the seed extends, as the movements would have written it: entry by entry in id
- * order, each ledger_entry_hash over the previous hash (the account's head before the first). A
- * running aggregate over a window per account computes all of them in one pass of one INSERT,
- * instead of an UPDATE per entry (minutes for 5 million).
+ * order, each ledger_entry_hash over the previous hash (the account's head before the first; hex
+ * to the hash function, bytes in the columns). A running aggregate over a window per account
+ * computes all of them in one pass of one INSERT, instead of an UPDATE per entry (minutes for 5
+ * million).
  */
 async function insertChainedEntries(db: ClientBase): Promise<void> {
   await db.query(`
@@ -137,9 +138,9 @@ async function insertChainedEntries(db: ClientBase): Promise<void> {
     INSERT INTO ledger_entries (${LEDGER_COLUMNS}, hash)
     OVERRIDING SYSTEM VALUE
     SELECT ${columns},
-           pg_temp.seed_chain(u.last_entry_hash, e.user_id, e.transaction_reference_id, e.entry_type, e.amount,
-                              e.balance_before, e.balance_after, e.created_at)
-             OVER (PARTITION BY e.user_id ORDER BY e.id ROWS UNBOUNDED PRECEDING)
+           decode(pg_temp.seed_chain(encode(u.last_entry_hash, 'hex'), e.user_id, e.transaction_reference_id,
+                                     e.entry_type, e.amount, e.balance_before, e.balance_after, e.created_at)
+                    OVER (PARTITION BY e.user_id ORDER BY e.id ROWS UNBOUNDED PRECEDING), 'hex')
     FROM seed_entries e JOIN users u ON u.id = e.user_id`);
 }
 

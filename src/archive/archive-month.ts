@@ -38,3 +38,6 @@ export function partitionMonth(table: ArchivedTable, name: string): Month | null
 /** The money records, archived month by month: the transactions first, then their ledger entries. */
 export const ARCHIVED_TABLES = ['transactions', 'ledger_entries'] as const;
 export type ArchivedTable = (typeof ARCHIVED_TABLES)[number];
+
+/** Each archived table's SHA-256 column: its 32 bytes in the table, 64 hex characters in the files and the scratch tables. */
+export const HASH_COLUMN: Record<ArchivedTable, string> = { transactions: 'content_hash', ledger_entries: 'hash' };

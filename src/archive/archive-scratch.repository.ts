@@ -1,33 +1,40 @@
 import type { ClientBase } from 'pg';
 import type { AccountCheckpoint } from './archive-files';
-import { type ArchivedTable, type Month, monthPartition } from './archive-month';
+import { type ArchivedTable, HASH_COLUMN, type Month, monthPartition } from './archive-month';
+import { MonthPartitionsRepository } from './month-partitions.repository';
 
 // An archived month's files, read back into temporary tables of the session (archive_transactions,
 // archive_ledger_entries), where PostgreSQL checks them with the same hash functions that sealed
 // the rows: the archive tool before it drops a partition, the audit (--archive) and a restore.
+// The scratch tables hold the rows as the files do: the table's columns, its hash as 64 hex
+// characters (the live tables hold the 32 bytes: migrations/1764035000000-hashes-as-bytes.ts).
 
 const scratch = (table: ArchivedTable) => `archive_${table}`;
 
+// Empty, the hash column's change of type is instant (and none when the table was made before).
 const PREPARE = (table: ArchivedTable) =>
-  `CREATE TEMPORARY TABLE IF NOT EXISTS ${scratch(table)} (LIKE ${table}); TRUNCATE ${scratch(table)}`;
+  `CREATE TEMPORARY TABLE IF NOT EXISTS ${scratch(table)} (LIKE ${table}); TRUNCATE ${scratch(table)};
+   ALTER TABLE ${scratch(table)} ALTER COLUMN ${HASH_COLUMN[table]} TYPE char(64)`;
 // Each line is the row_to_json of a row of the table: json_populate_recordset reads it back exactly.
 const LOAD = (table: ArchivedTable) =>
-  `INSERT INTO ${scratch(table)} SELECT * FROM json_populate_recordset(NULL::${table}, $1::json)`;
+  `INSERT INTO ${scratch(table)} SELECT * FROM json_populate_recordset(NULL::${scratch(table)}, $1::json)`;
 const COUNT = (table: ArchivedTable) => `SELECT count(*)::text AS rows FROM ${scratch(table)}`;
 
-/** Rows in the files and not in the partition, and the other way round: 0 when they hold the same rows. */
+/** Rows in the files and not in the partition (its hash as hex), and the other way round: 0 when they hold the same rows. */
 const DIFFERENCES = (table: ArchivedTable, partition: string) => `
-  SELECT ((SELECT count(*) FROM (SELECT to_jsonb(a) FROM ${scratch(table)} a
-                                 EXCEPT ALL SELECT to_jsonb(p) FROM ${partition} p) d)
-        + (SELECT count(*) FROM (SELECT to_jsonb(p) FROM ${partition} p
-                                 EXCEPT ALL SELECT to_jsonb(a) FROM ${scratch(table)} a) d))::int AS rows`;
+  WITH live AS (
+    SELECT to_jsonb(p) || jsonb_build_object('${HASH_COLUMN[table]}', encode(p.${HASH_COLUMN[table]}, 'hex')) AS line
+    FROM ${partition} p)
+  SELECT ((SELECT count(*) FROM (SELECT to_jsonb(a) FROM ${scratch(table)} a EXCEPT ALL SELECT line FROM live) d)
+        + (SELECT count(*) FROM (SELECT line FROM live EXCEPT ALL SELECT to_jsonb(a) FROM ${scratch(table)} a) d))::int
+    AS rows`;
 
 const SIGNED = `CASE l.entry_type WHEN 'CREDIT' THEN l.amount ELSE -l.amount END`;
 
 /** The entry before $2 of account $1 that is not in the month: a live one or an archived month's head. */
 const PREDECESSOR = (account: string, firstEntryId: string) => `(
   SELECT x.hash, x.balance_after FROM (
-    (SELECT l.id, l.hash::text AS hash, l.balance_after FROM ledger_entries l
+    (SELECT l.id, encode(l.hash, 'hex') AS hash, l.balance_after FROM ledger_entries l
      WHERE l.user_id = ${account} AND l.id < ${firstEntryId} ORDER BY l.id DESC LIMIT 1)
     UNION ALL
     (SELECT k.last_entry_id, k.hash::text, k.balance_after FROM ledger_checkpoints k
@@ -108,8 +115,9 @@ const LINKS = `
       AS "checkpointsUnlikeTheDatabase"`;
 
 // The rows keep their ids: the identity column is GENERATED ALWAYS, hence OVERRIDING SYSTEM VALUE.
-const RESTORE = (table: ArchivedTable) =>
-  `INSERT INTO ${table} OVERRIDING SYSTEM VALUE SELECT * FROM ${scratch(table)} ORDER BY id`;
+// The columns in the scratch table's order, which is the table's, the hash decoded to its bytes.
+const RESTORE = (table: ArchivedTable, columns: string) =>
+  `INSERT INTO ${table} OVERRIDING SYSTEM VALUE SELECT ${columns} FROM ${scratch(table)} t ORDER BY t.id`;
 
 /** What the checks count; each is 0 for a sound month. */
 export type ScratchFindings = Record<string, number>;
@@ -153,6 +161,7 @@ export class ArchiveScratchRepository {
 
   /** Into the live table (its partition for the month must exist); how many rows went in. */
   static async restore(db: ClientBase, table: ArchivedTable): Promise<number> {
-    return (await db.query(RESTORE(table))).rowCount ?? 0;
+    const columns = await MonthPartitionsRepository.columns(db, scratch(table), table, `decode(t.%1$I, 'hex')`);
+    return (await db.query(RESTORE(table, columns))).rowCount ?? 0;
   }
 }

@@ -1,5 +1,5 @@
 import type { ClientBase } from 'pg';
-import { type ArchivedTable, type Month, monthPartition, partitionMonth } from './archive-month';
+import { type ArchivedTable, HASH_COLUMN, type Month, monthPartition, partitionMonth } from './archive-month';
 
 // The monthly partitions of the money records (transactions_pYYYYMM, ledger_entries_pYYYYMM), as
 // the archive tool reads, detaches, drops and brings them back. Run as the owner: only the owner of
@@ -38,8 +38,15 @@ const INTERLEAVED = (partition: string) => `
 
 const LOCK = (partitions: string[]) => `LOCK TABLE ${partitions.join(', ')} IN SHARE MODE`;
 const COUNT = (partition: string) => `SELECT count(*)::text AS rows FROM ${partition}`;
-const EXPORT = (partition: string) =>
-  `DECLARE archive_rows NO SCROLL CURSOR FOR SELECT row_to_json(t)::text AS line FROM ${partition} t ORDER BY t.id`;
+// A relation's ($1) columns in order, each t.<column> but its hash column ($2) through $3, a format() pattern.
+const COLUMNS = `
+  SELECT string_agg(CASE WHEN a.attname = $2 THEN format($3, a.attname) ELSE format('t.%I', a.attname) END, ', '
+                    ORDER BY a.attnum) AS list
+  FROM pg_attribute a WHERE a.attrelid = $1::regclass AND a.attnum > 0 AND NOT a.attisdropped`;
+// Each row as row_to_json of its columns, the hash as the hex text the files have always held.
+const EXPORT = (partition: string, columns: string) =>
+  `DECLARE archive_rows NO SCROLL CURSOR FOR
+   SELECT row_to_json(r)::text AS line FROM ${partition} t CROSS JOIN LATERAL (SELECT ${columns}) r ORDER BY t.id`;
 const FETCH = (batch: number) => `FETCH ${batch} FROM archive_rows`;
 const CLOSE = 'CLOSE archive_rows';
 const DETACH = (table: ArchivedTable, partition: string) => `ALTER TABLE ${table} DETACH PARTITION ${partition}`;
@@ -75,9 +82,24 @@ export class MonthPartitionsRepository {
     return Number((await db.query<{ rows: string }>(COUNT(monthPartition(table, month)))).rows[0].rows);
   }
 
-  /** The partition's rows in id order, each as PostgreSQL's JSON of the row, in batches (a cursor: inside a transaction). */
+  /**
+   * The columns of a table (a partition, a scratch table) as a select list over `t`, in their order,
+   * the table's hash column through `hashPattern` (a format() pattern of its name, e.g.
+   * `encode(t.%1$I, 'hex') AS %1$I`).
+   */
+  static async columns(db: ClientBase, relation: string, table: ArchivedTable, hashPattern: string): Promise<string> {
+    const { rows } = await db.query<{ list: string }>(COLUMNS, [relation, HASH_COLUMN[table], hashPattern]);
+    return rows[0].list;
+  }
+
+  /**
+   * The partition's rows in id order, each as PostgreSQL's JSON of the row with its hash in hex, in
+   * batches (a cursor: inside a transaction).
+   */
   static async *rows(db: ClientBase, table: ArchivedTable, month: Month, batch: number): AsyncGenerator<string[]> {
-    await db.query(EXPORT(monthPartition(table, month)));
+    const partition = monthPartition(table, month);
+    const columns = await MonthPartitionsRepository.columns(db, partition, table, `encode(t.%1$I, 'hex') AS %1$I`);
+    await db.query(EXPORT(partition, columns));
     for (;;) {
       const { rows } = await db.query<{ line: string }>(FETCH(batch));
       if (rows.length > 0) yield rows.map((row) => row.line);

@@ -40,7 +40,8 @@ export const SIGNED_AMOUNT = `CASE l.entry_type WHEN 'CREDIT' THEN l.amount ELSE
 // moved entry breaks exactly the links around it, and the rest of the chain still verifies. The
 // entry before an account's first in a month may be archived (npm run archive): then it is that
 // month's head at the cut, kept in ledger_checkpoints, which is looked up only where the month
-// changes along the chain.
+// changes along the chain. Hashes are compared as hex, as ledger_entry_hash and the checkpoints
+// have them (the entries hold the bytes).
 const BROKEN_ENTRIES = `
   SELECT c.id::text AS "entryId", c.user_id::text AS "accountId", u.upi_id AS "upiId", array_remove(ARRAY[
       CASE WHEN c.hash IS DISTINCT FROM c.expected_hash
@@ -55,15 +56,15 @@ const BROKEN_ENTRIES = `
       ledger_entry_hash(coalesce(k.hash, e.previous_hash), e.user_id, e.transaction_reference_id, e.entry_type,
                         e.amount, e.balance_before, e.balance_after, e.created_at) AS expected_hash
     FROM (
-      SELECT l.id, l.user_id, l.hash, l.balance_before, l.balance_after, ${SIGNED_AMOUNT} AS signed,
+      SELECT l.id, l.user_id, encode(l.hash, 'hex') AS hash, l.balance_before, l.balance_after, ${SIGNED_AMOUNT} AS signed,
         l.transaction_reference_id, l.entry_type, l.amount, l.created_at,
         lag(l.id) OVER w AS previous_id, lag(l.created_at) OVER w AS previous_at,
-        lag(l.hash) OVER w AS previous_hash, lag(l.balance_after, 1, 0::numeric) OVER w AS previous_after
+        encode(lag(l.hash) OVER w, 'hex') AS previous_hash, lag(l.balance_after, 1, 0::numeric) OVER w AS previous_after
       FROM ledger_entries l
       WINDOW w AS (PARTITION BY l.user_id ORDER BY l.id)
     ) e
     LEFT JOIN LATERAL (
-      SELECT k.hash, k.balance_after FROM ledger_checkpoints k
+      SELECT k.hash::text AS hash, k.balance_after FROM ledger_checkpoints k
       WHERE (e.previous_id IS NULL
              OR date_trunc('month', e.previous_at, 'UTC') <> date_trunc('month', e.created_at, 'UTC'))
         AND k.user_id = e.user_id AND k.last_entry_id < e.id AND k.last_entry_id > coalesce(e.previous_id, 0)

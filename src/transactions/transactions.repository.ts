@@ -84,7 +84,8 @@ export interface TransactionOrphan {
 }
 
 // Each transaction against what it cannot change without leaving a trace:
-// - its content_hash (written on insert by a trigger over the immutable fields);
+// - its content_hash (written on insert by a trigger over the immutable fields; bytes, compared as
+//   the function's hex);
 // - its ledger entries, which are hash-chained per account: the receiver's CREDITs and the
 //   sender's DEBITs (the treasury's rows, for a deposit) each add up to the amount, under its
 //   reference. Not their time: rows written by the first-round transfer function stamped the
@@ -108,7 +109,7 @@ const BROKEN_TRANSACTIONS = `
     GROUP BY r.original_transaction_id),
   checked AS (
     SELECT t.id, t.reference_id, t.type, array_remove(ARRAY[
-        CASE WHEN t.content_hash IS DISTINCT FROM transaction_content_hash(t.id, t.reference_id, t.sender_id,
+        CASE WHEN encode(t.content_hash, 'hex') IS DISTINCT FROM transaction_content_hash(t.id, t.reference_id, t.sender_id,
                t.receiver_id, t.sender_upi_id, t.receiver_upi_id, t.amount, t.type, t.note, t.original_transaction_id,
                t.original_reference_id, t.created_at)
              THEN 'hash does not match the transaction''s parties, amount, type, note, original and time' END,

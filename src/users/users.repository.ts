@@ -80,16 +80,18 @@ export interface BrokenAccount {
 
 // The head kept on the account row catches what no later link can: a removed newest entry. An
 // archived month (npm run archive) counts through its checkpoints: each account's net movement
-// over it, and its head at the cut when no live entry came after.
+// over it, and its head at the cut when no live entry came after. Heads as hex, as checkpoints
+// keep them (the live columns hold the bytes).
 const BROKEN_ACCOUNTS = `
   WITH totals AS (
-    SELECT u.id, u.upi_id, u.balance, u.last_entry_hash,
+    SELECT u.id, u.upi_id, u.balance, encode(u.last_entry_hash, 'hex') AS last_entry_hash,
       coalesce(sum(${SIGNED_AMOUNT}), 0)
         + coalesce((SELECT sum(k.net) FROM ledger_checkpoints k WHERE k.user_id = u.id), 0) AS ledger,
       (SELECT x.hash FROM (
-         (SELECT l2.id, l2.hash FROM ledger_entries l2 WHERE l2.user_id = u.id ORDER BY l2.id DESC LIMIT 1)
+         (SELECT l2.id, encode(l2.hash, 'hex') AS hash FROM ledger_entries l2 WHERE l2.user_id = u.id
+          ORDER BY l2.id DESC LIMIT 1)
          UNION ALL
-         (SELECT k.last_entry_id, k.hash FROM ledger_checkpoints k WHERE k.user_id = u.id
+         (SELECT k.last_entry_id, k.hash::text FROM ledger_checkpoints k WHERE k.user_id = u.id
           ORDER BY k.last_entry_id DESC LIMIT 1)
        ) x ORDER BY x.id DESC LIMIT 1) AS newest_hash
     FROM users u LEFT JOIN ledger_entries l ON l.user_id = u.id

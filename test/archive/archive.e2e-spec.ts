@@ -102,6 +102,19 @@ describe('verifiable archives of past months (npm run archive, audit --archive, 
       expect.objectContaining({ table: 'transactions', rows: 3, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) }),
       expect.objectContaining({ table: 'ledger_entries', rows: 10, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) }),
     ]);
+    // The files hold each hash as the 64 hex characters archives always held, whatever the column's type.
+    const hashes = (file: string, column: string) =>
+      gunzipSync(readFileSync(join(archiveDir, '2017-12', file)))
+        .toString('utf8')
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as Record<string, unknown>)[column]);
+    for (const [file, column, rows] of [
+      ['transactions.ndjson.gz', 'content_hash', 3],
+      ['ledger_entries.ndjson.gz', 'hash', 10],
+    ] as const) {
+      expect(hashes(file, column)).toEqual(Array(rows).fill(expect.stringMatching(/^[0-9a-f]{64}$/)));
+    }
 
     const refused = await december(alice);
     expectProblem(refused, 422, 'history-archived');

@@ -179,10 +179,10 @@ describe('the ledger audit', () => {
     const [, target, next] = await entriesOf(bob);
     await tampering(
       `UPDATE ledger_entries l SET amount = amount + 1, balance_after = balance_after + 1,
-         hash = ledger_entry_hash((SELECT p.hash FROM ledger_entries p WHERE p.user_id = l.user_id AND p.id < l.id
-                                   ORDER BY p.id DESC LIMIT 1),
-                                  user_id, transaction_reference_id, entry_type, amount + 1, balance_before,
-                                  balance_after + 1, created_at)
+         hash = decode(ledger_entry_hash((SELECT encode(p.hash, 'hex') FROM ledger_entries p
+                                          WHERE p.user_id = l.user_id AND p.id < l.id ORDER BY p.id DESC LIMIT 1),
+                                         user_id, transaction_reference_id, entry_type, amount + 1, balance_before,
+                                         balance_after + 1, created_at), 'hex')
        WHERE id = $1`,
       [target.id],
     );

@@ -224,7 +224,8 @@ describe('cursor paging at depth', () => {
         // by one (the trigger for rows written outside the movements) would dominate the test.
         await c.query(
           `INSERT INTO ledger_entries (user_id, transaction_reference_id, entry_type, amount, balance_before, balance_after, created_at, hash)
-           SELECT $1, gen_random_uuid(), 'CREDIT', 1, g - 1, g, timestamptz '2026-01-01' + g * interval '1 second', repeat('0', 64)
+           SELECT $1, gen_random_uuid(), 'CREDIT', 1, g - 1, g, timestamptz '2026-01-01' + g * interval '1 second',
+                  decode(repeat('0', 64), 'hex')
            FROM generate_series(1, $2::int) g`,
           [id, DEPTH + SIZE],
         );

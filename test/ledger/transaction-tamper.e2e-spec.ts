@@ -139,7 +139,7 @@ describe('tamper-evident transactions', () => {
     ['time', `created_at = created_at - interval '1 day'`],
     ['type', `type = 'DEPOSIT'`],
     ['note', `note = 'changed'`],
-    ['hash', `content_hash = repeat('0', 64)`],
+    ['hash', `content_hash = decode(repeat('0', 64), 'hex')`],
   ])('refuses a change of the %s', async (_field, assignment) => {
     const { referenceId } = await paid();
     expect(await refusal(`UPDATE transactions SET ${assignment} WHERE reference_id = $1`, [referenceId])).toMatch(
@@ -175,8 +175,9 @@ describe('tamper-evident transactions', () => {
       // A tamperer who also recomputes the hash is still caught by the chained ledger entries.
       [
         'amount with its hash recomputed',
-        `amount = amount + 1, content_hash = transaction_content_hash(id, reference_id, sender_id, receiver_id,
-           sender_upi_id, receiver_upi_id, amount + 1, type, note, original_transaction_id, original_reference_id, created_at)`,
+        `amount = amount + 1, content_hash = decode(transaction_content_hash(id, reference_id, sender_id, receiver_id,
+           sender_upi_id, receiver_upi_id, amount + 1, type, note, original_transaction_id, original_reference_id, created_at),
+           'hex')`,
         [
           "the receiver's CREDIT entries do not add up to the amount",
           "the sender's DEBIT entries do not add up to the amount",

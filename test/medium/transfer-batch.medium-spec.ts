@@ -275,8 +275,8 @@ describe('transfer_funds_batch', () => {
     // The audit's own checks, on these accounts only: every entry's hash links to the one before
     // it, and each account's head is its newest entry's hash.
     const links = await db.query<{ id: string; linked: boolean }>(
-      `SELECT id, hash = ledger_entry_hash(lag(hash) OVER w, user_id, transaction_reference_id, entry_type, amount,
-                                           balance_before, balance_after, created_at) AS linked
+      `SELECT id, encode(hash, 'hex') = ledger_entry_hash(encode(lag(hash) OVER w, 'hex'), user_id,
+                 transaction_reference_id, entry_type, amount, balance_before, balance_after, created_at) AS linked
        FROM ledger_entries WHERE user_id = ANY($1) WINDOW w AS (PARTITION BY user_id ORDER BY id)`,
       [ids],
     );

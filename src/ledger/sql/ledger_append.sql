@@ -1,7 +1,8 @@
 -- One side of a movement: moves the account's balance by the entry and appends the entry, chained
--- to the account's previous one (hash over the head kept on the account row). The caller has
--- already locked the row in its movement's fixed order, so the chain needs no lock of its own and
--- adds no serialisation point beyond the account itself. Users' rows stay >= 0 by their CHECK.
+-- to the account's previous one (hash over the head kept on the account row; hex to the hash
+-- function, bytes in the columns). The caller has already locked the row in its movement's fixed
+-- order, so the chain needs no lock of its own and adds no serialisation point beyond the account
+-- itself. Users' rows stay >= 0 by their CHECK.
 CREATE OR REPLACE FUNCTION ledger_append(
   p_user_id bigint,
   p_transaction_id bigint,
@@ -14,12 +15,12 @@ LANGUAGE plpgsql AS $$
 DECLARE
   v_account users%ROWTYPE;
   v_after numeric(19,4);
-  v_hash char(64);
+  v_hash bytea;
 BEGIN
   SELECT * INTO STRICT v_account FROM users WHERE id = p_user_id FOR UPDATE;
   v_after := v_account.balance + CASE p_entry_type WHEN 'CREDIT' THEN p_amount ELSE -p_amount END;
-  v_hash := ledger_entry_hash(v_account.last_entry_hash, p_user_id, p_reference_id, p_entry_type,
-    p_amount, v_account.balance, v_after, p_at);
+  v_hash := decode(ledger_entry_hash(encode(v_account.last_entry_hash, 'hex'), p_user_id, p_reference_id, p_entry_type,
+    p_amount, v_account.balance, v_after, p_at), 'hex');
   UPDATE users SET balance = v_after, version = version + 1, updated_at = p_at, last_entry_hash = v_hash
   WHERE id = p_user_id;
   INSERT INTO ledger_entries (user_id, transaction_id, transaction_reference_id, entry_type, amount,

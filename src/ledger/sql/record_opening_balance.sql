@@ -7,7 +7,7 @@ LANGUAGE plpgsql AS $$
 DECLARE
   v_user users%ROWTYPE;
   v_at timestamptz := date_trunc('milliseconds', now());
-  v_hash char(64);
+  v_hash bytea;
 BEGIN
   SELECT * INTO STRICT v_user FROM users WHERE id = p_user_id AND kind = 'USER' FOR UPDATE;
   IF v_user.balance = 0 THEN
@@ -16,7 +16,8 @@ BEGIN
   IF v_user.last_entry_hash IS NOT NULL THEN
     RAISE EXCEPTION 'user % already has ledger entries', p_user_id;
   END IF;
-  v_hash := ledger_entry_hash(NULL, v_user.id, p_reference_id, 'CREDIT', v_user.balance, 0, v_user.balance, v_at);
+  v_hash := decode(ledger_entry_hash(NULL, v_user.id, p_reference_id, 'CREDIT', v_user.balance, 0, v_user.balance, v_at),
+    'hex');
   INSERT INTO ledger_entries (user_id, transaction_id, transaction_reference_id, entry_type, amount,
                               balance_before, balance_after, created_at, hash)
   VALUES (v_user.id, NULL, p_reference_id, 'CREDIT', v_user.balance, 0, v_user.balance, v_at, v_hash);

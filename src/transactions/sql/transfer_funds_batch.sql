@@ -94,7 +94,7 @@ BEGIN
   WHERE v_replay[i] IS NULL AND v_twin_of[i] IS NULL AND NOT v_defer[i];
   SELECT array_agg(k ORDER BY k COLLATE "C"), array_agg(id ORDER BY k COLLATE "C"),
          array_agg(upi_id ORDER BY k COLLATE "C"), array_agg(balance ORDER BY k COLLATE "C"),
-         array_agg(last_entry_hash::text ORDER BY k COLLATE "C"), array_agg(0 ORDER BY k COLLATE "C")
+         array_agg(encode(last_entry_hash, 'hex') ORDER BY k COLLATE "C"), array_agg(0 ORDER BY k COLLATE "C")
   INTO a_key, a_id, a_upi, a_balance, a_hash, a_moves
   FROM (SELECT lower(upi_id) AS k, id, upi_id, balance, last_entry_hash FROM users
         WHERE lower(upi_id) = ANY (v_names) ORDER BY lower(upi_id) COLLATE "C" FOR UPDATE) AS locked;
@@ -168,7 +168,8 @@ BEGIN
   END LOOP;
 
   -- One write per account touched, however many items moved it (a hot payee is written once).
-  UPDATE users u SET balance = a.balance, version = u.version + a.moves, updated_at = v_now, last_entry_hash = a.hash
+  UPDATE users u SET balance = a.balance, version = u.version + a.moves, updated_at = v_now,
+                     last_entry_hash = decode(a.hash, 'hex')
   FROM unnest(a_id, a_balance, a_hash, a_moves) AS a(id, balance, hash, moves)
   WHERE u.id = a.id AND a.moves > 0;
 
@@ -192,7 +193,7 @@ BEGIN
   -- Ids follow the order rows are inserted, so each account's chain runs in item order.
   INSERT INTO ledger_entries (user_id, transaction_id, transaction_reference_id, entry_type, amount, balance_before,
                               balance_after, created_at, hash)
-  SELECT e.u, e.t, e.r, e.ty, e.a, e.b, e.af, v_now, e.h
+  SELECT e.u, e.t, e.r, e.ty, e.a, e.b, e.af, v_now, decode(e.h, 'hex')
   FROM unnest(e_user, e_transaction, e_reference, e_type, e_amount, e_before, e_after, e_hash)
     WITH ORDINALITY AS e(u, t, r, ty, a, b, af, h, n)
   ORDER BY e.n;
