@@ -359,17 +359,22 @@ describe('transfers on one service', () => {
       expect(await countTransactionsBetween(db, alice.upiId, bob.upiId)).toBe(1);
     });
 
+    /** A record of the key written, not committed, by a writer that does not take the key's lock. */
+    const beginKeyWithoutItsLock = async (twin: Client, upiId: string, key: string) => {
+      await twin.query('BEGIN');
+      await twin.query(
+        `INSERT INTO idempotency_keys (owner_upi_id, idempotency_key, request_hash, status)
+         VALUES (lower($1), $2, 'in-flight', 'PROCESSING')`,
+        [upiId, key],
+      );
+    };
+
     it('rule 8: waits up to 2 s for a twin in flight, then 409; succeeds once the twin is gone', async () => {
       const [alice, bob] = await pair();
       const key = newIdempotencyKey();
       const twin = await connectTestDatabase();
       try {
-        await twin.query('BEGIN');
-        await twin.query(
-          `INSERT INTO idempotency_keys (owner_upi_id, idempotency_key, request_hash, status)
-         VALUES (lower($1), $2, 'in-flight', 'PROCESSING')`,
-          [alice.upiId, key],
-        );
+        await beginKeyWithoutItsLock(twin, alice.upiId, key);
         const started = Date.now();
         const response = await t.api.transfer(alice, bob.upiId, 10, { key });
         const waited = Date.now() - started;
@@ -446,12 +451,7 @@ describe('transfers on one service', () => {
       const key = newIdempotencyKey();
       const twin = await connectTestDatabase();
       try {
-        await twin.query('BEGIN');
-        await twin.query(
-          `INSERT INTO idempotency_keys (owner_upi_id, idempotency_key, request_hash, status)
-         VALUES (lower($1), $2, 'in-flight', 'PROCESSING')`,
-          [alice.upiId, key],
-        );
+        await beginKeyWithoutItsLock(twin, alice.upiId, key);
         const pending = t.api.transfer(alice, bob.upiId, 10, { key });
         await waitForBackendBlockedBy(db, (await twin.query('SELECT pg_backend_pid() AS pid')).rows[0].pid, 10_000);
         await twin.query('COMMIT');
