@@ -101,8 +101,10 @@ async function runPhases(run: Run, runId: string): Promise<SeedResult | undefine
   const sample = Array.from({ length: options.users }, (_, i) =>
     seedUpiId(seed.nonce, Math.floor((i * options.seedUsers) / options.users)),
   );
-  const readers = [...users, ...(await logInAll(http, sample))];
-  await measureTransfersAndReads(run, users, readers, 'large');
+  // The seed outlasts an access token's lifetime: everyone logs in again.
+  const senders = await logInAll(http, users.map((user) => user.upiId));
+  const readers = [...senders, ...(await logInAll(http, sample))];
+  await measureTransfersAndReads(run, senders, readers, 'large');
   return seed;
 }
 
@@ -151,7 +153,8 @@ async function measurePhase(run: Run, kind: PhaseKind, operation: Operation, sec
   const wholeSeconds = recorder.seconds.slice(0, Math.max(1, Math.floor(recorder.elapsedS)));
   run.charts.push({ title: `${phase} (${mode})`, result, seconds: wholeSeconds });
   run.write(
-    `${phase}: ${load.okPerSecond}/s, p50 ${load.latencyMs.p50} ms, p99 ${load.latencyMs.p99} ms, errors ${load.errors}`,
+    `${phase}: ${load.okPerSecond}/s, p50 ${load.latencyMs.p50} ms, p99 ${load.latencyMs.p99} ms, errors ${load.errors}` +
+      (load.errors > 0 ? ` ${JSON.stringify(load.statuses)}` : ''),
   );
 }
 
