@@ -9,6 +9,7 @@ import { findLedgerViolations } from '../lib/ledger-invariants';
 import { holdsMixOperation, holdsMixPhase } from '../lib/holds-mix';
 import { type BenchEnvironment, startEnvironment } from './environment';
 import { HttpDriver } from './http-driver';
+import { LeanHttpClient } from './lean-http';
 import { type Operation, type PhaseLoad, Recorder, round, runClosedLoop, runOpenLoop, startProgress } from './load';
 import { type BenchOptions, HELP, parseCommandLine } from './options';
 import { boundOrWhyNot, describeShape } from './pgbench';
@@ -27,6 +28,8 @@ interface Run {
   env: BenchEnvironment;
   db: Client;
   http: HttpDriver;
+  /** The timed transfers' client (lean-http.ts). */
+  sender: LeanHttpClient;
   write: (line: string) => void;
   charts: ChartedPhase[];
   phases: PhaseResult[];
@@ -57,9 +60,10 @@ async function benchmark(options: BenchOptions): Promise<number> {
   const env = await startEnvironment(options, runId);
   const db = new Client({ connectionString: env.databaseUrl });
   const http = new HttpDriver(new URL(env.service.baseUrl), options.concurrency);
+  const sender = new LeanHttpClient(new URL(env.service.baseUrl), options.concurrency);
   try {
     await db.connect();
-    const run: Run = { options, env, db, http, write, charts: [], phases: [], bytes: {} };
+    const run: Run = { options, env, db, http, sender, write, charts: [], phases: [], bytes: {} };
     write(`service pid ${env.service.pid} at ${env.service.baseUrl}`);
     const bound = options.boundDurationS > 0 ? await measureBound(run) : {};
     const seed = await runPhases(run, runId);
@@ -69,6 +73,7 @@ async function benchmark(options: BenchOptions): Promise<number> {
     return exitStatus(summary.checks);
   } finally {
     http.close();
+    sender.close();
     await db.end().catch(() => undefined);
     await env.close();
   }
@@ -102,7 +107,10 @@ async function runPhases(run: Run, runId: string): Promise<SeedResult | undefine
     seedUpiId(seed.nonce, Math.floor((i * options.seedUsers) / options.users)),
   );
   // The seed outlasts an access token's lifetime: everyone logs in again.
-  const senders = await logInAll(http, users.map((user) => user.upiId));
+  const senders = await logInAll(
+    http,
+    users.map((user) => user.upiId),
+  );
   const readers = [...senders, ...(await logInAll(http, sample))];
   await measureTransfersAndReads(run, senders, readers, 'large');
   return seed;
@@ -114,8 +122,8 @@ async function runPhases(run: Run, runId: string): Promise<SeedResult | undefine
  * the outbox to drain after full load); the open loop then measures latency at the rate.
  */
 async function measureTransfersAndReads(run: Run, users: BenchUser[], readers: BenchUser[], database: Database) {
-  const { options, http } = run;
-  const transfer = transferOperation(http, users, options.hot, options.hotShare);
+  const { options, http, sender } = run;
+  const transfer = transferOperation(sender, users, options.hot, options.hotShare);
   await warmUp(run, 'closed', transfer);
   const closed = () => measurePhase(run, { workload: 'transfers', loop: 'closed', database }, transfer);
   if (options.loop !== 'open') run.bytes[database] = await measureBytesPerTransfer(run.db, closed);

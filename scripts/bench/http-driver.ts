@@ -5,8 +5,13 @@ export interface HttpResult {
   body: string;
 }
 
+/** What sends a request and reads its whole answer: HttpDriver, or LeanHttpClient for the timed transfers. */
+export interface HttpSender {
+  send(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<HttpResult>;
+}
+
 /** Plain node:http with keep-alive, a socket per closed-loop client or open-loop connection. */
-export class HttpDriver {
+export class HttpDriver implements HttpSender {
   private readonly agent: Agent;
 
   constructor(

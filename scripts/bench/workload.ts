@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { HttpDriver } from './http-driver';
+import type { HttpDriver, HttpSender } from './http-driver';
 import type { Operation } from './load';
 
 export interface BenchUser {
@@ -42,7 +42,7 @@ async function inBatches<T>(items: string[], work: (item: string, index: number)
  * Transfers with a unique Idempotency-Key each. Senders in rotation, so each stays well under
  * the per-user rate limit; a share of them go to a few hot receivers (lock contention).
  */
-export function transferOperation(http: HttpDriver, users: BenchUser[], hot: number, hotShare: number): Operation {
+export function transferOperation(http: HttpSender, users: BenchUser[], hot: number, hotShare: number): Operation {
   const hotReceivers = users.slice(0, hot);
   let cursor = 0;
   return async () => {

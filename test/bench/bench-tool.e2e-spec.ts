@@ -1,6 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../scripts/lib/service-process';
+import { LeanHttpClient } from '../../scripts/bench/lean-http';
 import { Recorder, runClosedLoop, runOpenLoop } from '../../scripts/bench/load';
 import { HELP, parseCommandLine } from '../../scripts/bench/options';
 import { findPgbench, parsePgbenchOutput, PGBENCH_MISSING } from '../../scripts/bench/pgbench';
@@ -162,6 +165,71 @@ const failedChecks = (run: Omit<BenchSummary, 'checks'>) =>
 const withPhase = (run: Omit<BenchSummary, 'checks'>, index: number, changes: Partial<PhaseResult>) => ({
   ...run,
   phases: run.phases.map((p, i) => (i === index ? { ...p, ...changes } : p)),
+});
+
+describe("the timed transfers' client", () => {
+  let server: Server;
+  let url: URL;
+  const seen: { method?: string; url?: string; headers: Record<string, unknown>; body: string }[] = [];
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => {
+        seen.push({ method: req.method, url: req.url, headers: req.headers, body });
+        if (req.url === '/chunked') {
+          res.write('{"part":');
+          res.end('1}');
+        } else if (req.url === '/hang-up') req.socket.destroy();
+        else {
+          // As the service answers: JSON with its length.
+          const answer = JSON.stringify({ echoed: JSON.parse(body || 'null') });
+          res.writeHead(req.url === '/refused' ? 422 : 201, {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(answer),
+          });
+          res.end(answer);
+        }
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('sends JSON with its headers and reads status and body, many requests over a few kept-alive connections', async () => {
+    const client = new LeanHttpClient(url, 2);
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          client.send('POST', `/t/${i}`, { amount: `${i}.00` }, { 'idempotency-key': `k${i}` }),
+        ),
+      );
+      expect(answers.map((a) => a.status)).toEqual(Array(10).fill(201));
+      expect(answers.map((a) => JSON.parse(a.body).echoed.amount)).toEqual(
+        Array.from({ length: 10 }, (_, i) => `${i}.00`),
+      );
+      expect(seen.find((r) => r.url === '/t/3')).toMatchObject({
+        method: 'POST',
+        headers: { 'idempotency-key': 'k3', 'content-type': 'application/json' },
+      });
+      expect((await client.send('POST', '/refused', {})).status).toBe(422);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('fails a request whose answer has no Content-Length or whose connection closes, and carries on with a new connection', async () => {
+    const client = new LeanHttpClient(url, 1);
+    try {
+      await expect(client.send('GET', '/chunked')).rejects.toThrow(/without Content-Length/);
+      await expect(client.send('POST', '/hang-up', {})).rejects.toThrow();
+      expect((await client.send('POST', '/after', { ok: true })).status).toBe(201);
+    } finally {
+      client.close();
+    }
+  });
 });
 
 describe('the verdict', () => {
