@@ -2,6 +2,7 @@ import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShut
 import { InjectMetric, makeGaugeProvider } from '@willsoto/nestjs-prometheus';
 import type { Gauge } from 'prom-client';
 import { DatabaseOutages } from '../common/errors/database-outages';
+import { AppConfig } from '../config/app-config';
 import { AuditService } from './audit.service';
 
 const FINDINGS = 'payments_ledger_audit_findings';
@@ -18,14 +19,16 @@ export const auditMetricProviders = [
   }),
 ];
 
-// The first run waits for the start-up to settle; then hourly, since the audit reads the whole ledger.
+// The first run waits for the start-up to settle; then every LEDGER_AUDIT_INTERVAL_MINUTES.
 const FIRST_RUN_MS = 5 * 60_000;
-const EVERY_MS = 60 * 60_000;
 
 /**
  * The ledger audit (GET /api/v1/admin/audit) on a schedule, as metrics, so that an alert fires
  * when money's integrity breaks without anyone asking. Every instance runs it; the audit is
- * read-only and runs in one snapshot, so instances cannot disturb each other or the transfers.
+ * read-only and takes no locks writers wait for. It reads the whole ledger in one snapshot, and
+ * while that snapshot is open PostgreSQL keeps every row version it might see: on a large ledger
+ * (50 M entries: more than 25 minutes) the balance updates stop being HOT and transfers slow down
+ * (docs/operations.md, "The periodic ledger audit"). LEDGER_AUDIT_INTERVAL_MINUTES=0 turns it off.
  */
 @Injectable()
 export class AuditMetrics implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -37,15 +40,26 @@ export class AuditMetrics implements OnApplicationBootstrap, OnApplicationShutdo
     @InjectMetric(FINDINGS) private readonly findings: Gauge,
     @InjectMetric(LAST_RUN) private readonly lastRun: Gauge,
     private readonly outages: DatabaseOutages,
+    private readonly config: AppConfig,
   ) {}
 
   onApplicationBootstrap(): void {
+    const everyMs = this.config.ledgerAuditIntervalMinutes * 60_000;
+    if (everyMs === 0) return;
     this.timers.push(
-      setTimeout(() => {
-        void this.runOnce();
-        this.timers.push(setInterval(() => void this.runOnce(), EVERY_MS).unref());
-      }, FIRST_RUN_MS).unref(),
+      setTimeout(
+        () => {
+          void this.runOnce();
+          this.timers.push(setInterval(() => void this.runOnce(), everyMs).unref());
+        },
+        Math.min(FIRST_RUN_MS, everyMs),
+      ).unref(),
     );
+  }
+
+  /** Whether this instance audits on a schedule (LEDGER_AUDIT_INTERVAL_MINUTES > 0). */
+  get scheduled(): boolean {
+    return this.timers.length > 0;
   }
 
   onApplicationShutdown(): void {

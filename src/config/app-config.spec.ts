@@ -151,6 +151,15 @@ describe('loadConfig', () => {
     const config = loadConfig({ DATA_DIR: freshDataDir(), JWT_SECRET: SECRET, BACKUP_DIR: 'backups' });
     expect(config.backupDir).toBe(join(process.cwd(), 'backups'));
   });
+
+  it('audits the ledger hourly by default; LEDGER_AUDIT_INTERVAL_MINUTES=0 turns it off, a negative one is refused', () => {
+    expect(loadConfig({ DATA_DIR: freshDataDir(), JWT_SECRET: SECRET }).ledgerAuditIntervalMinutes).toBe(60);
+    const off = loadConfig({ DATA_DIR: freshDataDir(), JWT_SECRET: SECRET, LEDGER_AUDIT_INTERVAL_MINUTES: '0' });
+    expect(off.ledgerAuditIntervalMinutes).toBe(0);
+    expect(problemsOf({ LEDGER_AUDIT_INTERVAL_MINUTES: '-1' })).toEqual([
+      expect.stringContaining('LEDGER_AUDIT_INTERVAL_MINUTES'),
+    ]);
+  });
 });
 
 describe('one setting alone, for a command-line tool', () => {

@@ -30,6 +30,8 @@ export class AppConfig {
   readonly outboxRetentionDays: number;
   /** Finished webhook deliveries older than this go with their daily partition. */
   readonly webhookDeliveryRetentionDays: number;
+  /** Minutes between the periodic whole-ledger audits of each instance; 0: none (src/audit/audit-metrics.ts). */
+  readonly ledgerAuditIntervalMinutes: number;
   readonly kafkaBrokers: string[];
   readonly kafkaTopic: string;
   readonly kafkaReplicationFactor: number;
@@ -162,6 +164,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     retentionYears: readRetentionYears(reader),
     outboxRetentionDays: readOutboxRetentionDays(reader),
     webhookDeliveryRetentionDays: reader.integer('WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 1, 3650),
+    ledgerAuditIntervalMinutes: reader.integer('LEDGER_AUDIT_INTERVAL_MINUTES', 60, 0, 7 * 24 * 60),
     kafkaBrokers: reader
       .string('KAFKA_BROKERS', '')
       .split(',')

@@ -13,9 +13,11 @@ describe('integrity and runtime metrics', () => {
   let t: TestApp;
   let db: Client;
   let drop: () => Promise<void>;
+  let scratchUrl: string;
   beforeAll(async () => {
     const scratch = await createScratchDatabase();
     drop = scratch.drop;
+    scratchUrl = scratch.url;
     t = await startTestApp({ DATABASE_URL: scratch.url });
     db = new Client({ connectionString: scratch.url });
     await db.connect();
@@ -34,6 +36,16 @@ describe('integrity and runtime metrics', () => {
       .filter((line) => line.startsWith(`${name} `))
       .map((line) => Number(line.slice(name.length + 1)));
   };
+
+  it('schedules the periodic audit by default and not with LEDGER_AUDIT_INTERVAL_MINUTES=0', async () => {
+    expect(t.app.get(AuditMetrics).scheduled).toBe(true);
+    const unscheduled = await startTestApp({ DATABASE_URL: scratchUrl, LEDGER_AUDIT_INTERVAL_MINUTES: '0' });
+    try {
+      expect(unscheduled.app.get(AuditMetrics).scheduled).toBe(false);
+    } finally {
+      await unscheduled.close();
+    }
+  });
 
   it('exports the periodic ledger audit: 0 findings on an intact ledger, more once an entry is changed', async () => {
     const [alice, bob] = [await t.api.registerUser({ balance: 100 }), await t.api.registerUser({ balance: 0 })];
