@@ -16,12 +16,12 @@ const FIND_PENDING = {
                 payload
          FROM outbox_pending($1)`,
 };
-// By the primary key, whose created_at (as text: a Date would lose its microseconds) lets the plan
-// touch only the partitions the rows are in. Planned for each run: a plan cached while the day's
-// partition was new would scan it whole (sql/outbox_pending.sql).
-const MARK_PUBLISHED = `
-  UPDATE outbox_events SET published_at = now(), attempts = attempts + 1
-  WHERE id = ANY($1::bigint[]) AND created_at = ANY($2::timestamptz[])`;
+// By the primary key (sql/outbox_mark_published.sql); created_at as text (a Date would lose its
+// microseconds) lets the plan touch only the partitions the rows are in.
+const MARK_PUBLISHED = {
+  name: 'outbox_mark_published',
+  text: 'SELECT outbox_mark_published($1::bigint[], $2::timestamptz[])',
+};
 const PENDING_STATS = `
   SELECT count(*)::int AS pending, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age
   FROM outbox_events WHERE published_at IS NULL`;
@@ -64,6 +64,9 @@ function relayTransaction(client: PoolClient): RelayTransaction {
   return {
     findPending: async (limit) => (await client.query<PendingEvent>({ ...FIND_PENDING, values: [limit] })).rows,
     markPublished: async (events) =>
-      void (await client.query(MARK_PUBLISHED, [events.map((e) => e.id), events.map((e) => e.createdAt)])),
+      void (await client.query({
+        ...MARK_PUBLISHED,
+        values: [events.map((e) => e.id), events.map((e) => e.createdAt)],
+      })),
   };
 }

@@ -93,6 +93,21 @@ describe('OutboxRelay', () => {
         [...pending.rows.map((row) => Number(row.id))].sort((a, b) => a - b),
       );
       expect(await seqScans()).toBe(before);
+      // The mark, too, by the primary key, planned against the same young partition: a relay's
+      // batch of 500 (a plain UPDATE read the whole partition for it).
+      const marked = await relay.query<{ id: string; at: string }>(
+        'SELECT id, created_at::text AS at FROM outbox_pending(500)',
+      );
+      const beforeMark = await seqScans();
+      await relay.query('SELECT outbox_mark_published($1::bigint[], $2::timestamptz[])', [
+        marked.rows.map((row) => row.id),
+        marked.rows.map((row) => row.at),
+      ]);
+      expect(await seqScans()).toBe(beforeMark);
+      const published = await relay.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM outbox_events WHERE event_type = 'Test' AND published_at IS NOT NULL",
+      );
+      expect(published.rows).toEqual([{ n: 500 }]);
     } finally {
       await relay.end();
     }
