@@ -31,6 +31,9 @@ import { BatchRecordsNameTheirTransactions1764032000000 } from './1764032000000-
 import { FewerIndexEntriesPerTransfer1764033000000 } from './1764033000000-fewer-index-entries-per-transfer';
 import { LeanerTransferRecords1764034000000 } from './1764034000000-leaner-transfer-records';
 import { HashesAsBytes1764035000000 } from './1764035000000-hashes-as-bytes';
+import { IdempotencyKeysByDigest1764037000000 } from './1764037000000-idempotency-keys-by-digest';
+import { LedgerEntriesWithoutPrimaryKey1764036000000 } from './1764036000000-ledger-entries-without-primary-key';
+import { OutboxRelayPosition1764038000000 } from './1764038000000-outbox-relay-position';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -67,4 +70,7 @@ export const MIGRATIONS = [
   FewerIndexEntriesPerTransfer1764033000000,
   LeanerTransferRecords1764034000000,
   HashesAsBytes1764035000000,
+  LedgerEntriesWithoutPrimaryKey1764036000000,
+  IdempotencyKeysByDigest1764037000000,
+  OutboxRelayPosition1764038000000,
 ];
