@@ -237,10 +237,11 @@ function seedStatements(plan: SeedPlan, nonce: string, base: Record<string, stri
             at
      FROM (${transfers}) s CROSS JOIN (VALUES (0), (1)) v(e)`,
     // The event as the service writes a plain transfer's (its transaction names key and payload),
-    // for the transfers of the days the outbox keeps (the partitions made above).
-    `INSERT INTO outbox_events (id, event_id, event_type, transaction_id, created_at, published_at, attempts)
+    // for the transfers of the days the outbox keeps (the partitions made above), long published:
+    // transaction 1 is visible in every snapshot the relay keeps (src/outbox/sql/outbox_pending.sql).
+    `INSERT INTO outbox_events (id, event_id, event_type, transaction_id, created_at, xid)
      OVERRIDING SYSTEM VALUE
-     SELECT ${base.events} + k + 1, ${uuid('e', 'k')}, 'TransferCompleted', ${base.transactions} + k + 1, at, at, 1
+     SELECT ${base.events} + k + 1, ${uuid('e', 'k')}, 'TransferCompleted', ${base.transactions} + k + 1, at, '1'::xid8
      FROM (${transfers}) s
      WHERE at >= (SELECT min(range_start) FROM partition_ranges('outbox_events'))`,
   ];

@@ -9,35 +9,34 @@ const RELAY_LOCK_KEY = 7_240_001;
 
 // Named (prepared once per connection): the relay runs it many times a second under load.
 const TRY_LEAD = { name: 'outbox_try_lead', text: 'SELECT pg_try_advisory_xact_lock($1) AS leader' };
-// Named: the function's own plan is fixed (sql/outbox_pending.sql); key and payload as published.
+// Named: the function's own plans are fixed (sql/outbox_pending.sql); key and payload as published.
 const FIND_PENDING = {
   name: 'outbox_find_pending',
-  text: `SELECT id, created_at AS "createdAt", event_id AS "eventId", event_type AS "eventType", aggregate_key AS "key",
-                payload
+  text: `SELECT id, event_id AS "eventId", event_type AS "eventType", aggregate_key AS "key", payload
          FROM outbox_pending($1)`,
 };
-// By the primary key (sql/outbox_mark_published.sql); created_at as text (a Date would lose its
-// microseconds) lets the plan touch only the partitions the rows are in.
-const MARK_PUBLISHED = {
-  name: 'outbox_mark_published',
-  text: 'SELECT outbox_mark_published($1::bigint[], $2::timestamptz[])',
-};
+// The relay's place moves past what it published (sql/outbox_mark_published.sql).
+const MARK_PUBLISHED = { name: 'outbox_mark_published', text: 'SELECT outbox_mark_published($1, $2)' };
+// What the relay's place has not passed yet (sql/outbox_published.sql), through ix_outbox_events_xid
+// from the published snapshot's oldest transaction on.
 const PENDING_STATS = `
-  SELECT count(*)::int AS pending, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age
-  FROM outbox_events WHERE published_at IS NULL`;
+  SELECT count(*)::int AS pending, coalesce(extract(epoch FROM now() - min(o.created_at)), 0)::float8 AS age
+  FROM outbox_relay_position p
+  JOIN outbox_events o ON o.xid >= pg_snapshot_xmin(p.published) AND NOT outbox_published(o.xid, o.id)`;
 
-export type PendingEvent = OutboundEvent & { id: string; createdAt: string };
+export type PendingEvent = OutboundEvent & { id: string };
 
-/** The relay's side of one relay transaction: what is pending, and marking it published. */
+/** The relay's side of one relay transaction: what is pending, and moving its place past it. */
 export interface RelayTransaction {
   findPending(limit: number): Promise<PendingEvent[]>;
-  markPublished(events: readonly PendingEvent[]): Promise<void>;
+  /** `events` as findPending(limit) returned them, in order; fewer than `limit` ends the batch. */
+  markPublished(events: readonly PendingEvent[], limit: number): Promise<void>;
 }
 
 /**
  * outbox_events: written only by the movements' SQL functions (one row per completed transfer, in
- * the money's transaction); read (through outbox_messages()) and marked here by the relay, the
- * table's one other writer.
+ * the money's transaction); read (through outbox_messages()) by the relay, which keeps its place
+ * in outbox_relay_position (sql/outbox_pending.sql), and never writes an event.
  */
 @Injectable()
 export class OutboxEventsRepository {
@@ -63,10 +62,7 @@ export class OutboxEventsRepository {
 function relayTransaction(client: PoolClient): RelayTransaction {
   return {
     findPending: async (limit) => (await client.query<PendingEvent>({ ...FIND_PENDING, values: [limit] })).rows,
-    markPublished: async (events) =>
-      void (await client.query({
-        ...MARK_PUBLISHED,
-        values: [events.map((e) => e.id), events.map((e) => e.createdAt)],
-      })),
+    markPublished: async (events, limit) =>
+      void (await client.query({ ...MARK_PUBLISHED, values: [events[events.length - 1].id, events.length < limit] })),
   };
 }

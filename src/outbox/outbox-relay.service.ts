@@ -24,10 +24,10 @@ const FAILURES_PER_LOG_LINE = 60;
 const MIN_RUN_SPACING_MS = 25;
 
 /**
- * Moves committed outbox rows to the publisher in id order: reads a batch, publishes, then marks the
- * rows published, all in one transaction (OutboxEventsRepository.asRelay). Its relay lock makes it
- * the only writer of those rows, so it reads them without row locks (a row lock is a write: WAL and
- * a dirtied page per event). A crash after the broker's ack but before the mark republishes them:
+ * Moves committed outbox rows to the publisher in commit order (sql/outbox_pending.sql): reads a
+ * batch, publishes, then moves its place past it, all in one transaction
+ * (OutboxEventsRepository.asRelay). Its relay lock makes it the only writer of that place; it
+ * writes nothing per event. A crash after the broker's ack but before the move republishes them:
  * delivery is at-least-once. Failures back off exponentially and never touch the transfer path,
  * which only inserts rows.
  */
@@ -139,7 +139,7 @@ export class OutboxRelay implements OnApplicationShutdown {
       if (rows.length === 0) return 0;
       await this.publisher.publish(rows);
       this.state.published();
-      await relay.markPublished(rows);
+      await relay.markPublished(rows, BATCH_SIZE);
       return rows.length;
     });
     this.publishedCounter.inc(relayed ?? 0);

@@ -26,7 +26,7 @@ describe('the benchmark large seed', () => {
                                  (SELECT count(*) FROM transactions)::int AS transactions,
                                  (SELECT count(*) FROM ledger_entries WHERE user_id > 0)::int AS entries,
                                  (SELECT count(*) FROM ledger_entries WHERE user_id <= 0)::int AS treasury,
-                                 (SELECT count(*) FROM outbox_events WHERE published_at IS NOT NULL)::int AS published,
+                                 (SELECT count(*) FROM outbox_events WHERE outbox_published(xid, id))::int AS published,
                                  (SELECT count(*) FROM transactions WHERE created_at >= (
                                     SELECT min(range_start) FROM partition_ranges('outbox_events')))::int AS kept,
                                  (SELECT extract(epoch FROM now() - min(range_start)) / 86400

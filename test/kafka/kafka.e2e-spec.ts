@@ -69,7 +69,7 @@ describe('transfer events on Kafka', () => {
     Promise.all(Array.from({ length: count }, () => t.api.registerUser({ balance })));
 
   async function pending(db: Client): Promise<number> {
-    const result = await db.query('SELECT count(*)::int AS n FROM outbox_events WHERE published_at IS NULL');
+    const result = await db.query('SELECT count(*)::int AS n FROM outbox_events WHERE NOT outbox_published(xid, id)');
     return result.rows[0].n;
   }
 

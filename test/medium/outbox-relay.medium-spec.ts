@@ -21,8 +21,8 @@ describe('OutboxRelay', () => {
     await scratch.drop();
   });
 
-  it('relays outside the context of the request whose transfer nudged it', async () => {
-    const requestContext = new AsyncLocalStorage<string>();
+  /** A relay over the pool whose publisher records what it was given, with the async context it ran in. */
+  function recordingRelay(requestContext = new AsyncLocalStorage<string>()) {
     const published: { eventId: string; context: string | undefined }[] = [];
     const publisher = new (class extends EventPublisher {
       async publish(events: OutboundEvent[]): Promise<void> {
@@ -39,6 +39,18 @@ describe('OutboxRelay', () => {
       new Counter({ name: 'published', ...metric }),
       new Counter({ name: 'failures', ...metric }),
     );
+    return { relay, published, ids: () => published.map((event) => event.eventId) };
+  }
+  const insertEvent = (db: Pool | Client, eventId: string) =>
+    db.query(
+      `INSERT INTO outbox_events (event_id, event_type, aggregate_key, payload) VALUES ($1, 'Late', 'k', '{}')
+       RETURNING id`,
+      [eventId],
+    );
+
+  it('relays outside the context of the request whose transfer nudged it', async () => {
+    const requestContext = new AsyncLocalStorage<string>();
+    const { relay, published } = recordingRelay(requestContext);
     const eventId = randomUUID();
     await pool.query(
       `INSERT INTO outbox_events (event_id, event_type, aggregate_key, payload) VALUES ($1, 'TransferCompleted', 'alice@upi', '{}')`,
@@ -48,10 +60,51 @@ describe('OutboxRelay', () => {
     await relay.drainNow();
     expect(published).toEqual([{ eventId, context: undefined }]);
     const { rows } = await pool.query(
-      'SELECT published_at IS NOT NULL AS done FROM outbox_events WHERE event_id = $1',
+      'SELECT outbox_published(xid, id) AS done FROM outbox_events WHERE event_id = $1',
       [eventId],
     );
     expect(rows).toEqual([{ done: true }]);
+    await relay.onApplicationShutdown();
+  });
+
+  it('publishes an event whose transaction commits late after the ones committed before it, and loses none', async () => {
+    const { relay, ids } = recordingRelay();
+    const late = new Client({ connectionString: scratch.url });
+    await late.connect();
+    try {
+      const [lateId, earlyId] = [randomUUID(), randomUUID()];
+      await late.query('BEGIN');
+      const lateRow = await insertEvent(late, lateId);
+      const earlyRow = await insertEvent(pool, earlyId);
+      expect(BigInt(lateRow.rows[0].id)).toBeLessThan(BigInt(earlyRow.rows[0].id));
+      await relay.drainNow();
+      expect(ids()).toEqual([earlyId]);
+      await late.query('COMMIT');
+      await relay.drainNow();
+      expect(ids()).toEqual([earlyId, lateId]);
+      await relay.drainNow();
+      expect(ids()).toEqual([earlyId, lateId]);
+    } finally {
+      await late.end();
+      await relay.onApplicationShutdown();
+    }
+  });
+
+  it('publishes a backlog larger than one read in id order, each event once', async () => {
+    const { relay, ids } = recordingRelay();
+    await pool.query(
+      `INSERT INTO outbox_events (event_id, event_type, aggregate_key, payload)
+       SELECT gen_random_uuid(), 'Backlog', 'k', '{}' FROM generate_series(1, 1234)`,
+    );
+    const { rows } = await pool.query<{ event_id: string }>(
+      `SELECT event_id FROM outbox_events WHERE event_type = 'Backlog' ORDER BY id`,
+    );
+    await relay.drainNow();
+    expect(ids()).toEqual(rows.map((row) => row.event_id));
+    const pending = await pool.query(
+      `SELECT count(*)::int AS n FROM outbox_events WHERE event_type = 'Backlog' AND NOT outbox_published(xid, id)`,
+    );
+    expect(pending.rows).toEqual([{ n: 0 }]);
     await relay.onApplicationShutdown();
   });
 
@@ -93,19 +146,13 @@ describe('OutboxRelay', () => {
         [...pending.rows.map((row) => Number(row.id))].sort((a, b) => a - b),
       );
       expect(await seqScans()).toBe(before);
-      // The mark, too, by the primary key, planned against the same young partition: a relay's
-      // batch of 500 (a plain UPDATE read the whole partition for it).
-      const marked = await relay.query<{ id: string; at: string }>(
-        'SELECT id, created_at::text AS at FROM outbox_pending(500)',
-      );
+      // The mark, too, planned against the same young partition: a relay's batch of 500.
+      const marked = await relay.query<{ id: string }>('SELECT id FROM outbox_pending(500)');
       const beforeMark = await seqScans();
-      await relay.query('SELECT outbox_mark_published($1::bigint[], $2::timestamptz[])', [
-        marked.rows.map((row) => row.id),
-        marked.rows.map((row) => row.at),
-      ]);
+      await relay.query('SELECT outbox_mark_published($1, $2)', [marked.rows[marked.rows.length - 1].id, false]);
       expect(await seqScans()).toBe(beforeMark);
       const published = await relay.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM outbox_events WHERE event_type = 'Test' AND published_at IS NOT NULL",
+        "SELECT count(*)::int AS n FROM outbox_events WHERE event_type = 'Test' AND outbox_published(xid, id)",
       );
       expect(published.rows).toEqual([{ n: 500 }]);
     } finally {

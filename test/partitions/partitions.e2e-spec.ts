@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
+import { OutboxRelay } from '../../src/outbox/outbox-relay.service';
 import { PARTITIONED_TABLES } from '../../src/partitions/partitions.repository';
 import { RetentionJob } from '../../src/partitions/retention.job';
 import { newIdempotencyKey } from '../support/api-client';
@@ -162,12 +163,14 @@ describe('partitions and retention', () => {
       }
     });
 
-    const insertEvent = (days: number, published: boolean) =>
+    // Published once the running relay has passed it (src/outbox/sql/outbox_pending.sql).
+    const insertEvent = (days: number) =>
       query(
-        `INSERT INTO outbox_events (event_id, event_type, aggregate_key, payload, created_at, published_at)
-         VALUES ($1, 'TransferCompleted', 'old@bank', '{}', ${at(days)}, ${published ? at(days) : 'NULL'})`,
+        `INSERT INTO outbox_events (event_id, event_type, aggregate_key, payload, created_at)
+         VALUES ($1, 'TransferCompleted', 'old@bank', '{}', ${at(days)})`,
         [randomUUID()],
       );
+    const relayAll = () => first.app.get(OutboxRelay).drainNow();
     const insertDelivery = (days: number, status: string, finishedDaysAgo: number | null) =>
       query(
         `INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, payload, status, created_at, finished_at)
@@ -184,8 +187,9 @@ describe('partitions and retention', () => {
     it('drops expired partitions whole and keeps every partition with a row still in use', async () => {
       await insertKey(3); // older than IDEMPOTENCY_TTL_HOURS (24) by a whole day: goes
       await insertKey(0.5); // within the TTL: stays
-      await insertEvent(10, true); // published, past OUTBOX_RETENTION_DAYS (7): goes
-      await insertEvent(12, true); // published, but a delivery of its day is pending: stays
+      await insertEvent(10); // published, past OUTBOX_RETENTION_DAYS (7): goes
+      await insertEvent(12); // published, but a delivery of its day is pending: stays
+      await relayAll();
       await insertDelivery(12, 'PENDING', null);
       await insertDelivery(40, 'DELIVERED', 39); // finished, past 30 days: goes
       await insertDelivery(41, 'FAILED', 1); // retried by an admin, finished yesterday: stays
@@ -199,13 +203,14 @@ describe('partitions and retention', () => {
       // relay would publish it at once if it were committed.
       await query('BEGIN');
       try {
-        await insertEvent(11, false);
+        await insertEvent(11);
         await query(`SELECT drop_expired_partitions('outbox_events', interval '7 days')`);
         expect(await live('outbox_events', [10, 11, 12])).toEqual([11, 12]);
       } finally {
         await query('COMMIT');
       }
 
+      await relayAll();
       const dropped = await first.app.get(RetentionJob).run();
 
       expect(await live('idempotency_keys', [3, 0])).toEqual([0]);
@@ -222,7 +227,7 @@ describe('partitions and retention', () => {
       expect(counts).toEqual([{ keys: 1, deliveries: 3 }]);
 
       // Once done with, the kept partitions go at the next run (on the other instance).
-      await query(`UPDATE outbox_events SET published_at = now() WHERE aggregate_key = 'old@bank'`);
+      await relayAll();
       await query(`UPDATE webhook_deliveries SET status = 'DELIVERED', finished_at = ${at(35)} WHERE endpoint_id = 1`);
       await second.app.get(RetentionJob).run();
       expect(await live('outbox_events', [11, 12])).toEqual([]);

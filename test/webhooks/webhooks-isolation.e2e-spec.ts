@@ -53,7 +53,7 @@ describe('webhook isolation', () => {
     await waitUntil(() => references.every((ref) => fast.callsFor(ref).length === 1), 'every fast delivery');
     const { rows } = await db.query<{ unpublished: number }>(
       `SELECT count(*)::int AS unpublished FROM outbox_messages()
-       WHERE payload::jsonb->>'transactionReferenceId' = ANY($1) AND published_at IS NULL`,
+       WHERE payload::jsonb->>'transactionReferenceId' = ANY($1) AND NOT outbox_published(xid, id)`,
       [references],
     );
     // All of that happened while the slow endpoint still held every one of its slots, unanswered.

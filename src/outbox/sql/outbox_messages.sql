@@ -13,14 +13,13 @@ RETURNS TABLE (
   payload text,
   transaction_id bigint,
   created_at timestamptz,
-  published_at timestamptz,
-  attempts integer
+  xid xid8
 )
 LANGUAGE sql STABLE AS $$
   SELECT o.id, o.event_id, o.event_type, coalesce(o.aggregate_key, t.sender_upi_id),
          coalesce(o.payload, transfer_event_payload(o.event_id, iso_millis(t.created_at), t.id, t.reference_id,
            t.sender_upi_id, t.receiver_upi_id, t.amount, t.note, NULL)),
-         o.transaction_id, o.created_at, o.published_at, o.attempts
+         o.transaction_id, o.created_at, o.xid
   FROM outbox_events o
   LEFT JOIN transactions t ON t.id = o.transaction_id AND t.created_at = o.created_at
 $$;

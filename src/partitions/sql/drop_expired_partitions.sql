@@ -31,9 +31,11 @@ BEGIN
     EXECUTE format('LOCK TABLE %I IN ACCESS EXCLUSIVE MODE', p_table);
     v_busy := CASE p_table
       WHEN 'outbox_events' THEN
-        EXISTS (SELECT 1 FROM outbox_events
-                WHERE created_at >= v_partition.range_start AND created_at < v_partition.range_end
-                  AND published_at IS NULL)
+        -- Unpublished: not visible in the relay's published snapshot (outbox_pending.sql), found
+        -- through ix_outbox_events_xid from that snapshot's oldest transaction on.
+        EXISTS (SELECT 1 FROM outbox_events o, outbox_relay_position p
+                WHERE o.created_at >= v_partition.range_start AND o.created_at < v_partition.range_end
+                  AND o.xid >= pg_snapshot_xmin(p.published) AND NOT pg_visible_in_snapshot(o.xid, p.published))
         OR EXISTS (SELECT 1 FROM webhook_deliveries
                    WHERE created_at >= v_partition.range_start AND created_at < v_partition.range_end
                      AND status = 'PENDING')
