@@ -109,7 +109,8 @@ const CHECKS: Check[] = [
       WHERE l.user_id IN (${IN_SCOPE_USERS}) AND l.user_id NOT IN ${TREASURY} AND l.user_id NOT IN ${HOLDS}
         AND l.entry_type = 'CREDIT' AND (l.transaction_id IS NULL OR x.type = 'DEPOSIT')
         AND l.transaction_reference_id NOT IN ${HOLD_REFERENCES}
-      GROUP BY l.id, l.created_at HAVING l.amount <> coalesce(sum(t.amount), 0)`,
+      GROUP BY l.id, l.created_at, l.transaction_reference_id, l.amount
+      HAVING l.amount <> coalesce(sum(t.amount), 0)`,
   },
   {
     // Outbox events go with their daily partition after OUTBOX_RETENTION_DAYS: transfers older than

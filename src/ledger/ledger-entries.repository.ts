@@ -207,39 +207,82 @@ export interface LedgerEntryRow {
   createdAt: Date;
 }
 
+/** A row of a ledger page: also its created_at exactly, which a Date would round to milliseconds. */
+export interface LedgerPageRow extends LedgerEntryRow {
+  /** Microseconds since 1970-01-01 UTC, as text: what a cursor naming this entry carries. */
+  createdAtMicros: string;
+}
+
 /** A page of a ledger with the account it belongs to, as the ownership rules need it. */
 export interface OwnedLedgerRows {
   owner: { referenceId: string; upiId: string };
   /** Only an offset page counts the ledger. */
   total: number;
   /** Null when the cursor's entry is not in this ledger. */
-  rows: LedgerEntryRow[] | null;
+  rows: LedgerPageRow[] | null;
 }
 
-type Position = 'offset' | 'after';
+/** The entry a cursor names: its id, and its created_at (microseconds since 1970) unless the cursor predates it. */
+export interface LedgerAnchor {
+  id: string;
+  createdAtMicros?: string;
+}
+
+type Position = 'offset' | 'after' | 'afterId';
 
 /**
- * The one ledger page query, with two predicates for where the page starts: after `offset`
- * entries, or strictly after the entry a cursor names in (created_at, id) order, so that entries
- * appended meanwhile (always newer) neither shift nor repeat what follows. The owner comes in the
- * same statement (one round trip, one snapshot); a user without entries still comes back as one
- * row, with null entry columns. Both are served by ix_ledger_entries_user_created.
- * $1 the owner's reference ID; $2 the offset or the cursor's entry id; $3 how many rows.
+ * Where each kind of page starts, and the cursor's entry ("k": it must be this ledger's). A page
+ * reads ledger_entries through ix_ledger_entries_user_created (user_id, created_at DESC, id DESC)
+ * alone, the table's one index (it has no primary key).
+ * - offset: after $2 entries.
+ * - after: strictly after the entry a cursor names, by keyset on (created_at, id) = ($4, $2). The
+ *   cursor carries both, so its entry is one probe of one month's index, and the page starts in
+ *   that month: the months after it are pruned ($4 bounds created_at), the ones before it are read
+ *   only while the page is not full.
+ * - afterId: a cursor issued before cursors carried created_at names its entry by id ($2) alone:
+ *   found among the owner's entries, month by month, then read as above.
+ */
+const STARTS: Record<Position, { anchor: string; after: string; offset: string }> = {
+  offset: { anchor: '', after: '', offset: 'OFFSET $2 ' },
+  after: {
+    anchor: 'SELECT a.id FROM ledger_entries a WHERE a.user_id = o.id AND a.created_at = $4 AND a.id = $2 LIMIT 1',
+    after: 'AND x.created_at <= $4 AND (x.created_at, x.id) < ($4, $2)',
+    offset: '',
+  },
+  afterId: {
+    anchor: 'SELECT a.id, a.created_at FROM ledger_entries a WHERE a.user_id = o.id AND a.id = $2 LIMIT 1',
+    after: 'AND x.created_at <= k.created_at AND (x.created_at, x.id) < (k.created_at, k.id)',
+    offset: '',
+  },
+};
+
+/**
+ * The one ledger page query: newest first, after `offset` entries or strictly after the entry a
+ * cursor names in (created_at, id) order, so that entries appended meanwhile (always newer)
+ * neither shift nor repeat what follows. The owner comes in the same statement (one round trip,
+ * one snapshot); a user without entries still comes back as one row, with null entry columns.
+ * $1 the owner's reference ID; $2 the offset or the cursor's entry id; $3 how many rows; $4 the
+ * cursor's created_at.
  */
 function pageQuery(position: Position): string {
-  const after = position === 'after';
-  const anchor = 'SELECT a.created_at, a.id FROM ledger_entries a WHERE a.id = $2 AND a.user_id = o.id';
+  const start = STARTS[position];
+  const total =
+    position === 'offset'
+      ? 'LATERAL (SELECT count(*) AS total FROM ledger_entries c WHERE c.user_id = o.id) n'
+      : '(SELECT null::bigint AS total) n';
+  const anchor = start.anchor && `\n  LEFT JOIN LATERAL (${start.anchor}) k ON true`;
   return `
   SELECT o.reference_id AS "ownerReferenceId", o.upi_id AS "ownerUpiId", n.total,
-         ${after ? `EXISTS (${anchor})` : 'true'} AS anchored,
+         ${position === 'offset' ? 'true' : 'k.id IS NOT NULL'} AS anchored,
          e.id, e.transaction_reference_id AS "transactionReferenceId", e.entry_type AS "entryType", e.amount,
-         e.balance_before AS "balanceBefore", e.balance_after AS "balanceAfter", e.created_at AS "createdAt"
+         e.balance_before AS "balanceBefore", e.balance_after AS "balanceAfter", e.created_at AS "createdAt",
+         (extract(epoch FROM e.created_at) * 1000000)::bigint::text AS "createdAtMicros"
   FROM users o
-  CROSS JOIN ${after ? '(SELECT null::bigint AS total) n' : 'LATERAL (SELECT count(*) AS total FROM ledger_entries c WHERE c.user_id = o.id) n'}
+  CROSS JOIN ${total}${anchor}
   LEFT JOIN LATERAL (
     SELECT x.id, x.transaction_reference_id, x.entry_type, x.amount, x.balance_before, x.balance_after, x.created_at
-    FROM ledger_entries x WHERE x.user_id = o.id ${after ? `AND (x.created_at, x.id) < (${anchor})` : ''}
-    ORDER BY x.created_at DESC, x.id DESC ${after ? '' : 'OFFSET $2 '}LIMIT $3) e ON true
+    FROM ledger_entries x WHERE x.user_id = o.id ${start.after}
+    ORDER BY x.created_at DESC, x.id DESC ${start.offset}LIMIT $3) e ON true
   WHERE o.reference_id = $1
   ORDER BY e.created_at DESC, e.id DESC`;
 }
@@ -247,11 +290,12 @@ function pageQuery(position: Position): string {
 const PAGE_QUERIES: Record<Position, { name: string; text: string }> = {
   offset: { name: 'ledger-owner-page', text: pageQuery('offset') },
   after: { name: 'ledger-owner-after', text: pageQuery('after') },
+  afterId: { name: 'ledger-owner-after-id', text: pageQuery('afterId') },
 };
 
 const RECORD_OPENING_BALANCE = 'SELECT record_opening_balance($1, $2)';
 
-interface PageRow extends LedgerEntryRow {
+interface PageRow extends LedgerPageRow {
   ownerReferenceId: string;
   ownerUpiId: string;
   total: string | null;
@@ -268,9 +312,10 @@ export class LedgerEntriesRepository {
     return this.read('offset', [ownerReferenceId, page.page * page.size, page.size]);
   }
 
-  /** Up to `take` entries after the one with this id; null for an unknown reference ID. */
-  findPageAfter(ownerReferenceId: string, afterId: string, take: number): Promise<OwnedLedgerRows | null> {
-    return this.read('after', [ownerReferenceId, afterId, take]);
+  /** Up to `take` entries after the one a cursor names; null for an unknown reference ID. */
+  findPageAfter(ownerReferenceId: string, after: LedgerAnchor, take: number): Promise<OwnedLedgerRows | null> {
+    if (after.createdAtMicros === undefined) return this.read('afterId', [ownerReferenceId, after.id, take]);
+    return this.read('after', [ownerReferenceId, after.id, take, instantOf(after.createdAtMicros)]);
   }
 
   /**
@@ -370,6 +415,14 @@ export class LedgerEntriesRepository {
       rows: first.anchored ? entries : null,
     };
   }
+}
+
+/** Microseconds since 1970 as an ISO 8601 instant with all six decimals, as PostgreSQL reads it exactly. */
+function instantOf(micros: string): string {
+  const total = BigInt(micros);
+  const millis = total / 1000n - (total % 1000n < 0n ? 1n : 0n);
+  const rest = (total - millis * 1000n).toString().padStart(3, '0');
+  return `${new Date(Number(millis)).toISOString().slice(0, -1)}${rest}Z`;
 }
 
 async function release(client: PoolClient, rollback: boolean): Promise<void> {

@@ -4,9 +4,10 @@ import { CurrentUser } from '../access/access.decorators';
 import type { AuthenticatedUser } from '../access/authenticated-user';
 import { ErrorCode } from '../common/errors/error-code';
 import { UuidParamPipe } from '../common/http/params';
-import { type ListPage, readListRequest } from '../common/paging/page';
+import type { ListPage } from '../common/paging/page';
 import { ApiListPageResponse, ApiListQueries } from '../common/paging/paging.docs';
 import { ApiProblems } from '../docs/api-docs';
+import { readLedgerListRequest } from './ledger-cursor';
 import { LedgerEntryResponse } from './ledger-entry.dto';
 import { LedgerService } from './ledger.service';
 
@@ -31,7 +32,6 @@ export class LedgerController {
     @Query() query: Record<string, unknown>,
     @CurrentUser() caller: AuthenticatedUser,
   ): Promise<ListPage<LedgerEntryResponse>> {
-    const request = readListRequest(query, { allowed: ['createdAt'], fallback: 'createdAt', fromQuery: false });
-    return this.ledgers.pageOf(id, request, caller);
+    return this.ledgers.pageOf(id, readLedgerListRequest(query), caller);
   }
 }

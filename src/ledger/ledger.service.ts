@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { requireOwner } from '../access/access-rules';
 import type { AuthenticatedUser } from '../access/authenticated-user';
 import { invalidRequest } from '../common/errors/api-error';
-import { type ListPage, type ListRequest, mapPage, toListPage } from '../common/paging/page';
+import { type ListPage, mapPage, toListPage } from '../common/paging/page';
+import { type LedgerListRequest, withLedgerCursor } from './ledger-cursor';
 import { LedgerEntryResponse } from './ledger-entry.dto';
 import { LedgerEntriesRepository } from './ledger-entries.repository';
 
@@ -14,16 +15,16 @@ export class LedgerService {
   /** Newest first, by offset or after a cursor: unknown is 404, someone else's 403, a foreign cursor 400. */
   async pageOf(
     referenceId: string,
-    request: ListRequest,
+    request: LedgerListRequest,
     caller: AuthenticatedUser,
   ): Promise<ListPage<LedgerEntryResponse>> {
     const found =
       request.kind === 'offset'
         ? await this.entries.findPage(referenceId, request)
-        : await this.entries.findPageAfter(referenceId, request.afterId, request.size + 1);
+        : await this.entries.findPageAfter(referenceId, request.after, request.size + 1);
     const owner = requireOwner(caller, found?.owner ?? null, `No user with reference ID ${referenceId}`);
     if (!found?.rows) throw invalidRequest('cursor does not belong to this ledger');
-    const page = toListPage(request, found.rows, found.total);
+    const page = withLedgerCursor(toListPage(request, found.rows, found.total), found.rows);
     return mapPage(page, (row) => LedgerEntryResponse.of(row, owner.referenceId));
   }
 }

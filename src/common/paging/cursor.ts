@@ -3,7 +3,8 @@ import { invalidRequest } from '../errors/api-error';
 /**
  * What a cursor points at: the last row of the previous page, by its internal id, and the
  * order it was read in. The query looks that row's sort values up itself, so the cursor
- * never carries a timestamp that JavaScript would round to milliseconds.
+ * never carries a timestamp that JavaScript would round to milliseconds (the ledger's adds the
+ * row's time as exact microseconds: src/ledger/ledger-cursor.ts).
  */
 export interface CursorPosition {
   sortBy: string;
