@@ -3,11 +3,12 @@ import type { Pool } from 'pg';
 import { PG_POOL } from '../database/pg-pool';
 import type { StoredOutcome } from './stored-outcome';
 
-// The stored outcome of a finished key, through idempotent_replay (sql/idempotent_replay.sql).
+// The stored outcome of a finished key, through idempotent_replay (sql/idempotent_replay.sql); the
+// record is found by the digest of its owner and key, both compared (sql/idempotency_record.sql).
 const FINISHED_OUTCOME = {
   name: 'idempotent_replay',
-  text: `SELECT idempotent_replay(k, $3) AS outcome FROM idempotency_keys k
-         WHERE owner_upi_id = $1 AND idempotency_key = $2 AND status IN ('SUCCESS', 'FAILED')`,
+  text: `SELECT idempotent_replay(k, $3) AS outcome FROM idempotency_record($1, $2) k
+         WHERE status IN ('SUCCESS', 'FAILED')`,
 };
 
 /**

@@ -191,8 +191,8 @@ export class ScheduledTransfersRepository {
    */
   async completedRunTransfer(ownerUpiId: string, idempotencyKey: string, instance: string): Promise<string | null> {
     const { rows } = await this.pool.query<{ referenceId: string }>(
-      `SELECT idempotent_replay(k, encode(k.request_hash, 'hex'))->'data'->>'referenceId' AS "referenceId" FROM idempotency_keys k
-       WHERE owner_upi_id = $1 AND idempotency_key = $2 AND status = 'SUCCESS' AND outcome->>'instance' = $3`,
+      `SELECT idempotent_replay(k, encode(k.request_hash, 'hex'))->'data'->>'referenceId' AS "referenceId"
+       FROM idempotency_record($1, $2) k WHERE k.status = 'SUCCESS' AND k.outcome->>'instance' = $3`,
       [ownerUpiId.toLowerCase(), idempotencyKey, instance],
     );
     return rows[0]?.referenceId ?? null;

@@ -27,12 +27,14 @@ describe('transfer_funds_batch', () => {
       await newUser(db, '5'),
       await newUser(db),
     ];
+    // Keys that sort in item order, to read the records back in it.
+    const key = (n: number) => `${alice.upiId}-${n}`;
     const rows = await transferBatch(db, [
-      { sender: alice, receiverUpiId: bob.upiId, amount: '10.0000' },
-      { sender: carol, receiverUpiId: dave.upiId, amount: '50.0000' },
-      { sender: alice, receiverUpiId: 'ghost@medium', amount: '1.0000' },
-      { sender: carol, receiverUpiId: carol.upiId.toUpperCase(), amount: '1.0000' },
-      { sender: alice, receiverUpiId: dave.upiId, amount: '20.0000' },
+      { sender: alice, receiverUpiId: bob.upiId, amount: '10.0000', key: key(1) },
+      { sender: carol, receiverUpiId: dave.upiId, amount: '50.0000', key: key(2) },
+      { sender: alice, receiverUpiId: 'ghost@medium', amount: '1.0000', key: key(3) },
+      { sender: carol, receiverUpiId: carol.upiId.toUpperCase(), amount: '1.0000', key: key(4) },
+      { sender: alice, receiverUpiId: dave.upiId, amount: '20.0000', key: key(5) },
     ]);
     expect(rows.map((row) => [row.result.code, row.replayed])).toEqual([
       ['completed', false],
@@ -52,7 +54,7 @@ describe('transfer_funds_batch', () => {
     // Every decision is stored under its key, with the status the service answers for it.
     const stored = await db.query(
       `SELECT status, response_status, outcome->>'code' AS code FROM idempotency_keys
-       WHERE owner_upi_id IN (lower($1), lower($2)) ORDER BY id`,
+       WHERE owner_upi_id IN (lower($1), lower($2)) ORDER BY idempotency_key`,
       [alice.upiId, carol.upiId],
     );
     expect(stored.rows).toEqual([
@@ -127,8 +129,9 @@ describe('transfer_funds_batch', () => {
     expect(rows[1].result.data).toMatchObject({ senderUpiId: bob.upiId, amount: '20.0000' });
     expect(await balances(alice, bob, carol)).toEqual(['90.0000', '80.0000', '30.0000']);
     const records = await db.query(
-      `SELECT owner_upi_id, outcome->>'code' AS code FROM idempotency_keys WHERE idempotency_key = $1 ORDER BY id`,
-      [key],
+      `SELECT owner_upi_id, outcome->>'code' AS code FROM idempotency_keys WHERE idempotency_key = $1
+       ORDER BY array_position($2::text[], owner_upi_id::text)`,
+      [key, [alice.upiId.toLowerCase(), bob.upiId.toLowerCase()]],
     );
     expect(records.rows).toEqual([
       { owner_upi_id: alice.upiId.toLowerCase(), code: 'completed' },

@@ -466,8 +466,8 @@ describe('transfers on one service', () => {
       const [alice, bob] = await pair();
       const key = newIdempotencyKey();
       await db.query(
-        `INSERT INTO idempotency_keys (owner_upi_id, idempotency_key, request_hash, status, created_at, updated_at)
-       VALUES (lower($1), $2, 'crashed-node', 'PROCESSING', now() - interval '3 minutes', now() - interval '3 minutes')`,
+        `INSERT INTO idempotency_keys (owner_upi_id, idempotency_key, request_hash, status, created_at)
+       VALUES (lower($1), $2, 'crashed-node', 'PROCESSING', now() - interval '3 minutes')`,
         [alice.upiId, key],
       );
       expectProblem(await t.api.transfer(alice, bob.upiId, 40, { key }), 409, 'idempotency-key-in-flight');
@@ -479,7 +479,7 @@ describe('transfers on one service', () => {
       const [alice, bob] = await pair();
       const key = newIdempotencyKey();
       await db.query(
-        `INSERT INTO idempotency_keys (owner_upi_id, idempotency_key, request_hash, status, updated_at)
+        `INSERT INTO idempotency_keys (owner_upi_id, idempotency_key, request_hash, status, created_at)
        VALUES (lower($1), $2, 'other-node', 'PROCESSING', now() - interval '30 seconds')`,
         [alice.upiId, key],
       );

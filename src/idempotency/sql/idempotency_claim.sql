@@ -18,8 +18,7 @@ DECLARE
 BEGIN
   -- The separator only keeps distinct pairs apart; two pairs sharing a hash merely wait for each other.
   PERFORM pg_advisory_xact_lock(hashtextextended(p_owner || '/' || p_idempotency_key, 0));
-  SELECT * INTO v_stored FROM idempotency_keys
-  WHERE owner_upi_id = p_owner AND idempotency_key = p_idempotency_key;
+  SELECT * INTO v_stored FROM idempotency_record(p_owner, p_idempotency_key);
   -- A row without an outcome (none is written so: a writer that does not take this lock) is not
   -- replayed but answered 409, here, as it may sit in another day's partition than the insert's.
   IF FOUND AND v_stored.outcome IS NULL THEN

@@ -35,9 +35,9 @@ BEGIN
     CASE WHEN s.outcome IS NOT NULL THEN idempotent_replay(s, i.h) END,
     CASE WHEN i.first < i.n THEN i.first END,
     -- A row without an outcome (idempotency_claim.sql) sends its item alone, to its 409.
-    i.lock_id = ANY (v_busy) OR (s.id IS NOT NULL AND s.outcome IS NULL)
+    i.lock_id = ANY (v_busy) OR (s.created_at IS NOT NULL AND s.outcome IS NULL)
   FROM items i
-  LEFT JOIN idempotency_keys s ON s.owner_upi_id = i.o AND s.idempotency_key = i.k
+  LEFT JOIN LATERAL idempotency_record(i.o, i.k) AS s ON true
   ORDER BY i.n;
 END
 $$;
