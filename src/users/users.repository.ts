@@ -56,7 +56,8 @@ const COUNT = `SELECT count(*) AS total FROM users u WHERE u.kind = '${AccountKi
 
 // The account controls (src/limits): an account row locked for an admin's change, the freeze itself.
 const USER_ID = `SELECT u.id FROM users u WHERE u.reference_id::text = $1 AND u.kind = '${AccountKind.User}'`;
-const LOCK_USER = `${USER_ID} FOR UPDATE`;
+// The account held as the movements hold it (src/ledger/sql/account_lock.sql), not row-locked.
+const LOCK_USER = `SELECT a.id FROM (${USER_ID}) u, LATERAL account_locked(u.id) a`;
 const FREEZE = `UPDATE users SET frozen_at = coalesce(frozen_at, now()), frozen_reason = $2 WHERE id = $1`;
 const UNFREEZE = `UPDATE users SET frozen_at = NULL, frozen_reason = NULL WHERE id = $1`;
 // Role grants (src/auth): the accounts the development bootstrap names, an account locked for a grant.

@@ -31,7 +31,7 @@ describe('ledger times follow the commit order of each account', () => {
     const z = await t.api.registerUser({ upiId: uniqueUpiId('z-other'), balance: 100 });
 
     await holder.query('BEGIN');
-    await holder.query('SELECT 1 FROM users WHERE lower(upi_id) = lower($1) FOR UPDATE', [a.upiId]);
+    await holder.query('SELECT (account_locked_by_upi(lower($1))).id', [a.upiId]);
     const holderPid = ((await holder.query('SELECT pg_backend_pid() AS pid')).rows[0] as { pid: number }).pid;
     const early = t.api.transfer(a, y.upiId, 10);
     await waitForBackendBlockedBy(db, holderPid, 15_000);

@@ -56,9 +56,11 @@ describe('account freezes in the money transaction', () => {
   it.each([
     ['transfer_funds_batch', true],
     ['transfer_funds', false],
-  ])('a freeze reaches a transfer already queued behind the row lock (%s)', async (_name, batched) => {
+  ])('a freeze reaches a transfer already queued behind the account lock (%s)', async (_name, batched) => {
     const [alice, bob] = [await newUser(db, '100'), await newUser(db)];
     await freezer.query('BEGIN');
+    // As the service freezes (users.repository.ts): the account held as movements hold it, then changed.
+    await freezer.query('SELECT (account_locked($1)).id', [alice.id]);
     await freezer.query(`UPDATE users SET frozen_at = now(), frozen_reason = 'queued' WHERE id = $1`, [alice.id]);
     const { rows } = await freezer.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
     const queued = batched

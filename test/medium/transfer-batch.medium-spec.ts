@@ -165,13 +165,14 @@ describe('transfer_funds_batch', () => {
       ];
       try {
         await holder.query('BEGIN');
-        await holder.query('SELECT id FROM users WHERE id = $1 FOR UPDATE', [second.id]);
+        await holder.query('SELECT (account_locked($1)).id', [second.id]);
         const pending = transferBatch(batch, [
           { sender: second, receiverUpiId: first.upiId, amount: '5.0000' },
           { sender: first, receiverUpiId: second.upiId, amount: '1.0000' },
         ]);
         await waitForBackendBlockedBy(db, await pidOf(holder), 20_000);
-        const probed = await probe.query('SELECT id FROM users WHERE id = $1 FOR UPDATE NOWAIT', [first.id]).then(
+        await probe.query("SET lock_timeout = '100ms'");
+        const probed = await probe.query('SELECT (account_locked($1)).id', [first.id]).then(
           () => 'free',
           (error: { code?: string }) => error.code,
         );
@@ -198,7 +199,7 @@ describe('transfer_funds_batch', () => {
       ];
       try {
         await holder.query('BEGIN');
-        await holder.query('SELECT id FROM users WHERE id = $1 FOR UPDATE', [z.id]);
+        await holder.query('SELECT (account_locked($1)).id', [z.id]);
         const [holderPid, singlePid] = [await pidOf(holder), await pidOf(single)];
         const batched = transferBatch(batch, [
           { sender: z, receiverUpiId: a.upiId, amount: '7.0000' },

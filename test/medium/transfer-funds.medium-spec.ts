@@ -63,18 +63,49 @@ describe('transfer_funds', () => {
       const probe = await connectTestDatabase();
       try {
         await holder.query('BEGIN');
-        await holder.query('SELECT id FROM users WHERE id = $1 FOR UPDATE', [second.id]);
+        await holder.query('SELECT (account_locked($1)).id', [second.id]);
         const holderPid = (await holder.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number;
         const pending = transferFunds(transfer, second, first.upiId, '5.0000');
         await waitForBackendBlockedBy(db, holderPid, 20_000);
         await probe.query('BEGIN');
         await probe.query("SET LOCAL lock_timeout = '100ms'");
-        const probed = await probe.query('SELECT id FROM users WHERE id = $1 FOR UPDATE NOWAIT', [first.id]).then(
+        const probed = await probe.query('SELECT (account_locked($1)).id', [first.id]).then(
           () => 'free',
           (error: { code?: string }) => error.code,
         );
         await probe.query('ROLLBACK');
         expect(probed).toBe('55P03');
+        await holder.query('ROLLBACK');
+        expect((await pending).result.code).toBe('completed');
+      } finally {
+        await Promise.all([holder.end(), transfer.end(), probe.end()]);
+      }
+    });
+
+    // A row lock is a WAL record and a dirtied page per account per movement; the account lock
+    // (src/ledger/sql/account_lock.sql) is PostgreSQL's memory only. Held while the transfer
+    // waits for the second account, the first one's row is still free to row-lock.
+    it('holds accounts without row locks', async () => {
+      const first = await newUser(db, '100', 'a');
+      const second = await newUser(db, '100', 'z');
+      const [holder, transfer, probe] = [
+        await connectTestDatabase(),
+        await connectTestDatabase(),
+        await connectTestDatabase(),
+      ];
+      try {
+        await holder.query('BEGIN');
+        await holder.query('SELECT (account_locked($1)).id', [second.id]);
+        const holderPid = (await holder.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number;
+        const pending = transferFunds(transfer, second, first.upiId, '5.0000');
+        await waitForBackendBlockedBy(db, holderPid, 20_000);
+        await probe.query('BEGIN');
+        const rowLocked = await probe.query('SELECT id FROM users WHERE id = $1 FOR UPDATE NOWAIT', [first.id]).then(
+          () => 'free',
+          (error: { code?: string }) => error.code,
+        );
+        await probe.query('ROLLBACK');
+        expect(rowLocked).toBe('free');
         await holder.query('ROLLBACK');
         expect((await pending).result.code).toBe('completed');
       } finally {
@@ -89,7 +120,7 @@ describe('transfer_funds', () => {
       const [one, two] = [await connectTestDatabase(), await connectTestDatabase()];
       try {
         await holder.query('BEGIN');
-        await holder.query('SELECT id FROM users WHERE id = $1 FOR UPDATE', [a.id]);
+        await holder.query('SELECT (account_locked($1)).id', [a.id]);
         const holderPid = (await holder.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number;
         const ab = transferFunds(one, a, b.upiId, '7.0000');
         const ba = transferFunds(two, b, a.upiId, '3.0000');

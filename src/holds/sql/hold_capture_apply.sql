@@ -34,7 +34,7 @@ BEGIN
       'data', jsonb_build_object('remaining', v_remaining::text, 'requested', v_amount::text));
   END IF;
   IF v_refusal IS NULL THEN
-    SELECT * INTO STRICT v_payee FROM users WHERE id = v_hold.payee_id FOR UPDATE;
+    v_payee := account_locked(v_hold.payee_id);
     IF v_payee.frozen_at IS NOT NULL OR EXISTS (SELECT 1 FROM users WHERE id = v_hold.payer_id AND frozen_at IS NOT NULL) THEN
       -- src/limits: a frozen account neither sends nor receives
       v_refusal := jsonb_build_object('code', 'account-frozen',

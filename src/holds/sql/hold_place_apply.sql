@@ -35,8 +35,8 @@ BEGIN
       v_first := lower(p_payee_upi_id);
       v_second := lower(p_payer_upi_id);
     END IF;
-    SELECT * INTO v_locked_first FROM users WHERE lower(upi_id) = v_first AND kind = 'USER' FOR UPDATE;
-    SELECT * INTO v_locked_second FROM users WHERE lower(upi_id) = v_second AND kind = 'USER' FOR UPDATE;
+    SELECT * INTO v_locked_first FROM account_locked_by_upi(v_first) WHERE kind = 'USER';
+    SELECT * INTO v_locked_second FROM account_locked_by_upi(v_second) WHERE kind = 'USER';
     IF v_first = lower(p_payer_upi_id) THEN
       v_payer := v_locked_first;
       v_payee := v_locked_second;

@@ -40,7 +40,7 @@ BEGIN
     RETURN;
   END IF;
 
-  PERFORM 1 FROM users WHERE id = v_hold.payer_id FOR UPDATE;
+  PERFORM account_locked(v_hold.payer_id);
   v_now := date_trunc('milliseconds', clock_timestamp());
   v_at := iso_millis(v_now);
   v_remaining := v_hold.amount - v_hold.captured_amount;

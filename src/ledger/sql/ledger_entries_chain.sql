@@ -6,9 +6,10 @@
 CREATE OR REPLACE FUNCTION ledger_entries_chain() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   v_head text;
+  v_id bigint;
 BEGIN
-  SELECT encode(last_entry_hash, 'hex') INTO v_head FROM users WHERE id = NEW.user_id FOR UPDATE;
-  IF NOT FOUND THEN
+  SELECT encode(a.last_entry_hash, 'hex'), a.id INTO v_head, v_id FROM account_locked(NEW.user_id) a;
+  IF v_id IS NULL THEN
     RAISE EXCEPTION 'ledger entry for account %, which does not exist', NEW.user_id
       USING ERRCODE = 'foreign_key_violation';
   END IF;

@@ -9,7 +9,10 @@ DECLARE
   v_at timestamptz := date_trunc('milliseconds', now());
   v_hash bytea;
 BEGIN
-  SELECT * INTO STRICT v_user FROM users WHERE id = p_user_id AND kind = 'USER' FOR UPDATE;
+  v_user := account_locked(p_user_id);
+  IF v_user.kind IS DISTINCT FROM 'USER' THEN
+    RAISE EXCEPTION 'no user account %', p_user_id USING ERRCODE = 'no_data_found';
+  END IF;
   IF v_user.balance = 0 THEN
     RETURN;
   END IF;

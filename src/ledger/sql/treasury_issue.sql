@@ -1,5 +1,5 @@
 -- The treasury side of money issued to a user (an opening balance or a deposit): DEBIT entries
--- of the treasury rows, under the movement's reference. The caller holds the user's row; the
+-- of the treasury rows, under the movement's reference. The caller holds the user's account; the
 -- treasury rows are always locked after it. Usually one row issues it all: the user's own of the
 -- first eight, -(id % 8), when it has room, else the next with room, so registrations and
 -- deposits of different users rarely wait for each other. An amount no row can take alone (each

@@ -1,5 +1,5 @@
 -- Writes the day's usage of every sender the movement counted, in the movement's transaction. The
--- sender's row lock serialises its transfers, so the running totals are the new values.
+-- sender's account lock (account_lock.sql) serialises its transfers, so the running totals are the new values.
 CREATE OR REPLACE FUNCTION limits_finish(p_state jsonb) RETURNS void
 LANGUAGE sql AS $$
   INSERT INTO limits_daily_usage (user_id, day, amount, count)

@@ -42,11 +42,11 @@ BEGIN
     v_data := jsonb_build_object('remaining', v_remaining::text, 'requested', v_amount::text);
   ELSE
     IF lower(v_original.receiver_upi_id) COLLATE "C" < lower(v_original.sender_upi_id) COLLATE "C" THEN
-      SELECT * INTO STRICT v_payer FROM users WHERE id = v_original.receiver_id FOR UPDATE;
-      SELECT * INTO STRICT v_payee FROM users WHERE id = v_original.sender_id FOR UPDATE;
+      v_payer := account_locked(v_original.receiver_id);
+      v_payee := account_locked(v_original.sender_id);
     ELSE
-      SELECT * INTO STRICT v_payee FROM users WHERE id = v_original.sender_id FOR UPDATE;
-      SELECT * INTO STRICT v_payer FROM users WHERE id = v_original.receiver_id FOR UPDATE;
+      v_payee := account_locked(v_original.sender_id);
+      v_payer := account_locked(v_original.receiver_id);
     END IF;
     -- Stamp the movement once its accounts are locked: an account's entries then carry times in
     -- the order they commit, which statements and balance history rely on.

@@ -36,8 +36,8 @@ BEGIN
       v_first := lower(p_receiver_upi_id);
       v_second := lower(p_sender_upi_id);
     END IF;
-    SELECT * INTO v_locked_first FROM users WHERE lower(upi_id) = v_first FOR UPDATE;
-    SELECT * INTO v_locked_second FROM users WHERE lower(upi_id) = v_second FOR UPDATE;
+    v_locked_first := account_locked_by_upi(v_first);
+    v_locked_second := account_locked_by_upi(v_second);
     IF v_first = lower(p_sender_upi_id) THEN
       v_sender := v_locked_first;
       v_receiver := v_locked_second;
@@ -61,7 +61,7 @@ BEGIN
     v_at := iso_millis(v_now);
     v_transaction_id := transaction_record(p_reference_id, 'TRANSFER', v_sender.id, v_receiver.id,
       v_sender.upi_id, v_receiver.upi_id, p_amount, p_note, NULL, NULL, v_now);
-    -- Each entry chains to its account's head hash, on the row locked above: no extra lock.
+    -- Each entry chains to its account's head hash, read once the account was held above.
     PERFORM ledger_append(v_sender.id, v_transaction_id, p_reference_id, 'DEBIT', p_amount, v_now);
     PERFORM ledger_append(v_receiver.id, v_transaction_id, p_reference_id, 'CREDIT', p_amount, v_now);
     PERFORM payment_request_settle(p_context, p_reference_id);

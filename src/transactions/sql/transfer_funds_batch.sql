@@ -5,7 +5,7 @@
 -- HTTP) and whether it is a replay. Code deferred (never stored) sends an item back to run alone.
 --
 -- The skeleton: claim every key (idempotency_claim_batch.sql), lock every account the fresh items
--- name in one statement and one global order (lower-cased UPI ID, byte order, as transfer_funds),
+-- name in one global order (lower-cased UPI ID, byte order, as transfer_funds; account_lock.sql),
 -- decide the items in order against running balances (transfer_refusal.sql: the rules of
 -- transfer_apply too), write set-based (one balance update per account, multi-row inserts of
 -- transactions, ledger entries chained in item order, outbox events and idempotency records),
@@ -92,12 +92,18 @@ BEGIN
   SELECT coalesce(array_agg(DISTINCT lower(name)), '{}') INTO v_names
   FROM generate_subscripts(p_owner, 1) AS i, LATERAL (VALUES (p_sender_upi_id[i]), (p_receiver_upi_id[i])) AS n(name)
   WHERE v_replay[i] IS NULL AND v_twin_of[i] IS NULL AND NOT v_defer[i];
+  -- Users' accounts only (src/ledger/sql/account_lock.sql); a name of a system account, which no
+  -- request can give, is no account here.
+  PERFORM account_lock(held.id)
+  FROM (SELECT id FROM users WHERE lower(upi_id) = ANY (v_names) AND kind = 'USER' ORDER BY lower(upi_id) COLLATE "C")
+    AS held;
+  -- Read once all are held: their last committed state.
   SELECT array_agg(k ORDER BY k COLLATE "C"), array_agg(id ORDER BY k COLLATE "C"),
          array_agg(upi_id ORDER BY k COLLATE "C"), array_agg(balance ORDER BY k COLLATE "C"),
          array_agg(encode(last_entry_hash, 'hex') ORDER BY k COLLATE "C"), array_agg(0 ORDER BY k COLLATE "C")
   INTO a_key, a_id, a_upi, a_balance, a_hash, a_moves
   FROM (SELECT lower(upi_id) AS k, id, upi_id, balance, last_entry_hash FROM users
-        WHERE lower(upi_id) = ANY (v_names) ORDER BY lower(upi_id) COLLATE "C" FOR UPDATE) AS locked;
+        WHERE lower(upi_id) = ANY (v_names) AND kind = 'USER') AS locked;
 
   -- One time for the batch, taken once its accounts are locked: entries carry commit order.
   v_now := date_trunc('milliseconds', clock_timestamp());

@@ -17,7 +17,7 @@ DECLARE
   v_code text;
   v_data jsonb := '{}';
 BEGIN
-  SELECT * INTO v_user FROM users WHERE lower(upi_id) = lower(p_upi_id) AND kind = 'USER' FOR UPDATE;
+  SELECT * INTO v_user FROM account_locked_by_upi(lower(p_upi_id)) WHERE kind = 'USER';
   IF v_user.id IS NULL THEN
     v_code := 'user-not-found';
     v_data := jsonb_build_object('upiId', p_upi_id);

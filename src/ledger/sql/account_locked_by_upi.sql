@@ -1,0 +1,20 @@
+-- account_locked.sql for the account a UPI ID names (p_upi_id lower-cased, as the movements order
+-- their accounts by it). Returns null fields when no account has it.
+CREATE OR REPLACE FUNCTION account_locked_by_upi(p_upi_id text) RETURNS users
+LANGUAGE plpgsql
+SET plan_cache_mode = force_generic_plan
+SET enable_seqscan = off
+AS $$
+DECLARE
+  v_account users%ROWTYPE;
+BEGIN
+  SELECT * INTO v_account FROM users WHERE lower(upi_id) = p_upi_id;
+  IF v_account.kind = 'USER' THEN
+    PERFORM account_lock(v_account.id);
+    SELECT * INTO v_account FROM users WHERE id = v_account.id;
+  ELSIF FOUND THEN
+    SELECT * INTO v_account FROM users WHERE id = v_account.id FOR UPDATE;
+  END IF;
+  RETURN v_account;
+END
+$$;
