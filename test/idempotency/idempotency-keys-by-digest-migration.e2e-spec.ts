@@ -3,23 +3,9 @@ import type { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 import { IdempotencyKeysByDigest1764037000000 } from '../../migrations/1764037000000-idempotency-keys-by-digest';
-import { migrateAndVerify } from '../../src/database/data-source';
-import { migrateUpTo, migrationTimestamp, testUrl, withClient } from '../support/db';
+import { migrateAllAndVerify, migrationTimestamp, withClient, withDatabaseBefore } from '../support/db';
 
 const MIGRATION = migrationTimestamp(IdempotencyKeysByDigest1764037000000);
-
-/** A database one migration short of IdempotencyKeysByDigest, handed to `work`. */
-async function withDatabaseBefore(work: (url: string) => Promise<void>): Promise<void> {
-  const name = `scratch_key_digest_${process.pid}_${Date.now()}`;
-  const url = testUrl().replace(/\/[^/?]+(\?.*)?$/, `/${name}`);
-  await withClient(testUrl(), (c) => c.query(`CREATE DATABASE ${name}`));
-  try {
-    await migrateUpTo(url, (timestamp) => timestamp < MIGRATION);
-    await work(url);
-  } finally {
-    await withClient(testUrl(), (c) => c.query(`DROP DATABASE ${name} WITH (FORCE)`));
-  }
-}
 
 /** The migrations up to `upTo`, over a data source the caller uses (then destroyed). */
 async function withMigrations(url: string, upTo: number, use: (dataSource: DataSource) => Promise<unknown>) {
@@ -60,7 +46,7 @@ const HASH = 'ab'.repeat(32);
 
 describe('IdempotencyKeysByDigest: records keyed by a digest of owner and key', () => {
   it('converts each day in place: same answers, the digest index, no id or updated_at; a twin is refused', async () => {
-    await withDatabaseBefore(async (url) => {
+    await withDatabaseBefore(IdempotencyKeysByDigest1764037000000, async (url) => {
       const [done, handWritten, requestId] = [randomUUID(), randomUUID(), randomUUID()];
       const outcome = {
         code: 'insufficient-balance',
@@ -86,20 +72,8 @@ describe('IdempotencyKeysByDigest: records keyed by a digest of owner and key', 
         ]);
       });
 
-      const dataSource = new DataSource({
-        type: 'postgres',
-        url,
-        migrations: MIGRATIONS,
-        migrationsTableName: 'schema_migrations',
-        poolSize: 2,
-      });
-      await dataSource.initialize();
-      try {
-        // The schema check passes, and the function files are applied.
-        expect(await migrateAndVerify(dataSource)).toContain('IdempotencyKeysByDigest1764037000000');
-      } finally {
-        await dataSource.destroy();
-      }
+      // The schema check passes, and the function files are applied.
+      expect(await migrateAllAndVerify(url)).toContain('IdempotencyKeysByDigest1764037000000');
 
       await withClient(url, async (db) => {
         const { columns, indexes } = await shape(db);
@@ -133,7 +107,7 @@ describe('IdempotencyKeysByDigest: records keyed by a digest of owner and key', 
   }, 60_000);
 
   it('goes down and up again: the (owner, key) indexes, id and updated_at back, request ids in the outcomes', async () => {
-    await withDatabaseBefore(async (url) => {
+    await withDatabaseBefore(IdempotencyKeysByDigest1764037000000, async (url) => {
       const before = await withClient(url, shape);
       await withMigrations(url, MIGRATION, (dataSource) => dataSource.runMigrations({ transaction: 'each' }));
       const [key, requestId] = [randomUUID(), randomUUID()];

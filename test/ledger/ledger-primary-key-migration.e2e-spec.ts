@@ -1,8 +1,6 @@
 import { DataSource } from 'typeorm';
 import { LedgerEntriesWithoutPrimaryKey1764036000000 } from '../../migrations/1764036000000-ledger-entries-without-primary-key';
-import { migrateUpTo, migrationTimestamp, testUrl, withClient } from '../support/db';
-
-const MIGRATION = migrationTimestamp(LedgerEntriesWithoutPrimaryKey1764036000000);
+import { migrateUpTo, withClient, withDatabaseBefore } from '../support/db';
 
 /** ledger_entries' constraints and indexes, each as PostgreSQL prints it (NOT NULLs aside). */
 const KEYS = `
@@ -14,11 +12,7 @@ const KEYS = `
 
 describe('LedgerEntriesWithoutPrimaryKey: the ledger keeps one index', () => {
   it('drops pk_ledger_entries and its down puts the same key back', async () => {
-    const name = `scratch_ledger_pk_${process.pid}_${Date.now()}`;
-    const url = testUrl().replace(/\/[^/?]+(\?.*)?$/, `/${name}`);
-    await withClient(testUrl(), (c) => c.query(`CREATE DATABASE ${name}`));
-    try {
-      await migrateUpTo(url, (timestamp) => timestamp < MIGRATION);
+    await withDatabaseBefore(LedgerEntriesWithoutPrimaryKey1764036000000, async (url) => {
       const before = await withClient(url, async (db) => (await db.query(KEYS)).rows.map((row) => row.line));
       expect(before).toEqual(
         expect.arrayContaining([
@@ -44,8 +38,6 @@ describe('LedgerEntriesWithoutPrimaryKey: the ledger keeps one index', () => {
         await dataSource.destroy();
       }
       expect(await withClient(url, async (db) => (await db.query(KEYS)).rows.map((row) => row.line))).toEqual(before);
-    } finally {
-      await withClient(testUrl(), (c) => c.query(`DROP DATABASE ${name} WITH (FORCE)`));
-    }
+    });
   }, 60_000);
 });

@@ -1,43 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
-import { MIGRATIONS } from '../../migrations';
 import { PartitionMoneyRecords1764020000000 } from '../../migrations/1764020000000-partition-money-records';
 import { PartitionShortLivedTables1764020100000 } from '../../migrations/1764020100000-partition-short-lived-tables';
-import { migrateAndVerify } from '../../src/database/data-source';
-import { migrateUpTo, migrationTimestamp, testUrl, withClient } from '../support/db';
-
-/** A database as the service left it before partitioning, with rows in two months. */
-async function withUnpartitionedDatabase(work: (url: string) => Promise<void>): Promise<void> {
-  const name = `scratch_partitions_${process.pid}_${Date.now()}`;
-  const url = testUrl().replace(/\/[^/?]+(\?.*)?$/, `/${name}`);
-  await withClient(testUrl(), (c) => c.query(`CREATE DATABASE ${name}`));
-  try {
-    await migrateUpTo(url, (timestamp) => timestamp < migrationTimestamp(PartitionMoneyRecords1764020000000));
-    await work(url);
-  } finally {
-    await withClient(testUrl(), (c) => c.query(`DROP DATABASE ${name} WITH (FORCE)`));
-  }
-}
+import { migrateAllAndVerify, migrateUpTo, migrationTimestamp, withClient, withDatabaseBefore } from '../support/db';
 
 const OLD = '2018-01-15T10:00:00Z';
 const PARTITIONING_DONE = migrationTimestamp(PartitionShortLivedTables1764020100000);
-
-/** Applies the migrations whose timestamp `upTo` accepts; returns the names of those it ran. */
-async function migrateWith(url: string, upTo: (timestamp: number) => boolean): Promise<string[]> {
-  const dataSource = new DataSource({
-    type: 'postgres',
-    url,
-    migrations: MIGRATIONS.filter((m) => upTo(migrationTimestamp(m))),
-    migrationsTableName: 'schema_migrations',
-    poolSize: 2,
-  });
-  await dataSource.initialize();
-  try {
-    return (await dataSource.runMigrations({ transaction: 'each' })).map((migration) => migration.name);
-  } finally {
-    await dataSource.destroy();
-  }
-}
 
 /** Every row of the five tables, as text, in id order: what the conversion must keep. */
 const SNAPSHOT = `
@@ -66,7 +33,8 @@ function withColumnsOf(before: { t: string; rows: string }[], after: { t: string
 
 describe('the partitioning migrations on existing data', () => {
   it('keep every row, each in the partition of its month or day, and the schema check passes', async () => {
-    await withUnpartitionedDatabase(async (url) => {
+    // A database as the service left it before partitioning, with rows in two months.
+    await withDatabaseBefore(PartitionMoneyRecords1764020000000, async (url) => {
       const before = await withClient(url, async (db) => {
         const users: string[] = [];
         for (const upi of ['old.alice@bank', 'old.bob@bank']) {
@@ -115,7 +83,7 @@ describe('the partitioning migrations on existing data', () => {
       });
 
       // The rows as the partitioning migrations leave them (later ones drop columns of their own).
-      const partitioned = await migrateWith(url, (timestamp) => timestamp <= PARTITIONING_DONE);
+      const partitioned = await migrateUpTo(url, (timestamp) => timestamp <= PARTITIONING_DONE);
       expect(partitioned).toEqual(['PartitionMoneyRecords1764020000000', 'PartitionShortLivedTables1764020100000']);
       await withClient(url, async (db) => {
         const after = (await db.query<{ t: string; rows: string }>(SNAPSHOT)).rows;
@@ -124,21 +92,9 @@ describe('the partitioning migrations on existing data', () => {
         );
       });
 
-      const dataSource = new DataSource({
-        type: 'postgres',
-        url,
-        migrations: MIGRATIONS,
-        migrationsTableName: 'schema_migrations',
-        poolSize: 2,
-      });
-      await dataSource.initialize();
-      try {
-        expect(await migrateAndVerify(dataSource)).toEqual(
-          expect.arrayContaining(['OutboxEventsWithoutCopies1764021000000', 'OutboxRelayPosition1764038000000']),
-        );
-      } finally {
-        await dataSource.destroy();
-      }
+      expect(await migrateAllAndVerify(url)).toEqual(
+        expect.arrayContaining(['OutboxEventsWithoutCopies1764021000000', 'OutboxRelayPosition1764038000000']),
+      );
 
       await withClient(url, async (db) => {
         const placed = await db.query<{ partition: string }>(

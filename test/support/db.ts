@@ -93,8 +93,11 @@ export async function createScratchTemplate(): Promise<void> {
 export const migrationTimestamp = (migration: new () => MigrationInterface) =>
   Number(/\d{13}$/.exec(new migration().name ?? '')![0]);
 
-/** Applies the migrations whose timestamp `upTo` accepts, as an older version of the service would have. */
-export async function migrateUpTo(url: string, upTo: (timestamp: number) => boolean): Promise<void> {
+/**
+ * Applies the migrations whose timestamp `upTo` accepts, as an older version of the service would
+ * have; returns the names of those it ran.
+ */
+export async function migrateUpTo(url: string, upTo: (timestamp: number) => boolean): Promise<string[]> {
   const dataSource = new DataSource({
     type: 'postgres',
     url,
@@ -104,8 +107,44 @@ export async function migrateUpTo(url: string, upTo: (timestamp: number) => bool
   });
   await dataSource.initialize();
   try {
-    await dataSource.runMigrations({ transaction: 'each' });
+    return (await dataSource.runMigrations({ transaction: 'each' })).map((migration) => migration.name);
   } finally {
     await dataSource.destroy();
+  }
+}
+
+/** Every migration left, then the schema check, as the service starts: the names of those it applied. */
+export async function migrateAllAndVerify(url: string): Promise<string[]> {
+  const dataSource = new DataSource({
+    type: 'postgres',
+    url,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'schema_migrations',
+    poolSize: 2,
+  });
+  await dataSource.initialize();
+  try {
+    return await migrateAndVerify(dataSource);
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+/**
+ * A new database as the service left it just before `migration` (the migrations before it
+ * applied), handed to `work`, then dropped.
+ */
+export async function withDatabaseBefore(
+  migration: new () => MigrationInterface,
+  work: (url: string) => Promise<void>,
+): Promise<void> {
+  const name = `scratch_before_${migrationTimestamp(migration)}_${process.pid}_${Date.now()}`;
+  const url = testUrl().replace(/\/[^/?]+(\?.*)?$/, `/${name}`);
+  await withClient(testUrl(), (c) => c.query(`CREATE DATABASE ${name}`));
+  try {
+    await migrateUpTo(url, (timestamp) => timestamp < migrationTimestamp(migration));
+    await work(url);
+  } finally {
+    await withClient(testUrl(), (c) => c.query(`DROP DATABASE ${name} WITH (FORCE)`));
   }
 }

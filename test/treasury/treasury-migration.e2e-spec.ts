@@ -1,30 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
-import { MIGRATIONS } from '../../migrations';
 import { TreasuryReversalsHashChain1764000700000 } from '../../migrations/1764000700000-treasury-reversals-hash-chain';
 import { findLedgerViolations } from '../../scripts/lib/ledger-invariants';
 import { auditLedger } from '../../src/audit/ledger-audit';
-import { migrateAndVerify } from '../../src/database/data-source';
-import { migrateUpTo, migrationTimestamp, testUrl, withClient } from '../support/db';
+import { migrateAllAndVerify, withClient, withDatabaseBefore } from '../support/db';
 
 const TREASURY_MIGRATION = new TreasuryReversalsHashChain1764000700000().name;
 
-/** A database as the first round left it: migrated up to just before the treasury. */
-async function withFirstRoundDatabase(work: (url: string) => Promise<void>): Promise<void> {
-  const name = `scratch_migration_${process.pid}_${Date.now()}`;
-  const url = testUrl().replace(/\/[^/?]+(\?.*)?$/, `/${name}`);
-  await withClient(testUrl(), (c) => c.query(`CREATE DATABASE ${name}`));
-  try {
-    await migrateUpTo(url, (timestamp) => timestamp < migrationTimestamp(TreasuryReversalsHashChain1764000700000));
-    await work(url);
-  } finally {
-    await withClient(testUrl(), (c) => c.query(`DROP DATABASE ${name} WITH (FORCE)`));
-  }
-}
-
 describe('the treasury migration on existing data', () => {
   it('writes the treasury side of every opening credit and chains every entry: global sum 0, audit ok', async () => {
-    await withFirstRoundDatabase(async (url) => {
+    // A database as the first round left it: migrated up to just before the treasury.
+    await withDatabaseBefore(TreasuryReversalsHashChain1764000700000, async (url) => {
       const users: { id: string; balance: string }[] = [];
       await withClient(url, async (db) => {
         // Three users with opening credits and one transfer, written as the first round wrote them.
@@ -68,19 +53,7 @@ describe('the treasury migration on existing data', () => {
         await db.query(`UPDATE users SET balance = 100.5 WHERE id = $1`, [bob.id]);
       });
 
-      const dataSource = new DataSource({
-        type: 'postgres',
-        url,
-        migrations: MIGRATIONS,
-        migrationsTableName: 'schema_migrations',
-        poolSize: 2,
-      });
-      await dataSource.initialize();
-      try {
-        expect(await migrateAndVerify(dataSource)).toContain(TREASURY_MIGRATION);
-      } finally {
-        await dataSource.destroy();
-      }
+      expect(await migrateAllAndVerify(url)).toContain(TREASURY_MIGRATION);
 
       const [alice, bob] = users;
       await withClient(url, async (db) => {

@@ -1,27 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { FewerIndexEntriesPerTransfer1764033000000 } from '../../migrations/1764033000000-fewer-index-entries-per-transfer';
-import { migrateUpTo, migrationTimestamp, testUrl, withClient } from '../support/db';
-
-const MIGRATION = migrationTimestamp(FewerIndexEntriesPerTransfer1764033000000);
-
-/** A database one migration short of FewerIndexEntriesPerTransfer, migrated by `work`'s caller. */
-async function withDatabaseBefore(work: (url: string) => Promise<void>): Promise<void> {
-  const name = `scratch_deliveries_${process.pid}_${Date.now()}`;
-  const url = testUrl().replace(/\/[^/?]+(\?.*)?$/, `/${name}`);
-  await withClient(testUrl(), (c) => c.query(`CREATE DATABASE ${name}`));
-  try {
-    await migrateUpTo(url, (timestamp) => timestamp < MIGRATION);
-    await work(url);
-  } finally {
-    await withClient(testUrl(), (c) => c.query(`DROP DATABASE ${name} WITH (FORCE)`));
-  }
-}
+import { migrateUpTo, withClient, withDatabaseBefore } from '../support/db';
 
 const INDEXES = `SELECT indexname FROM pg_indexes WHERE tablename IN ('outbox_events', 'idempotency_keys') ORDER BY 1`;
 
 describe('FewerIndexEntriesPerTransfer: deliveries name their event row', () => {
   it('gives each delivery written before it its event row, and drops the two indexes', async () => {
-    await withDatabaseBefore(async (url) => {
+    await withDatabaseBefore(FewerIndexEntriesPerTransfer1764033000000, async (url) => {
       const eventId = randomUUID();
       const written = await withClient(url, async (db) => {
         const { rows } = await db.query<{ id: string }>(

@@ -6,15 +6,9 @@ SET plan_cache_mode = force_generic_plan
 SET enable_seqscan = off
 AS $$
 DECLARE
-  v_account users%ROWTYPE;
+  v_id bigint;
 BEGIN
-  SELECT * INTO v_account FROM users WHERE lower(upi_id) = p_upi_id;
-  IF v_account.kind = 'USER' THEN
-    PERFORM account_lock(v_account.id);
-    SELECT * INTO v_account FROM users WHERE id = v_account.id;
-  ELSIF FOUND THEN
-    SELECT * INTO v_account FROM users WHERE id = v_account.id FOR UPDATE;
-  END IF;
-  RETURN v_account;
+  SELECT id INTO v_id FROM users WHERE lower(upi_id) = p_upi_id;
+  RETURN account_locked(v_id);
 END
 $$;
