@@ -37,7 +37,8 @@ const SNAPSHOT_WITHOUT_THIS_TRANSACTION = `
  * Existing events: published ones get xid 1 (visible in every snapshot); unpublished ones get this
  * migration's transaction, which the first position counts as running, so the relay publishes them.
  * The constant default makes the new column without rewriting the table. `ix_outbox_events_xid`
- * replaces the pending index; building it reads every partition (about 10 s per 10 M rows).
+ * replaces the pending index; building it reads every partition (about 2 s per 5 M events on the
+ * development machine) and holds the outbox's writes meanwhile.
  */
 export class OutboxRelayPosition1764038000000 implements MigrationInterface {
   name = 'OutboxRelayPosition1764038000000';
