@@ -12,8 +12,7 @@ import { type ChartedPhase, renderReport } from './report-html';
 export async function waitForOutboxDrain(db: Client): Promise<number | undefined> {
   const started = performance.now();
   while (performance.now() - started < 60_000) {
-    const result = await db.query(`SELECT count(*)::int AS n FROM outbox_relay_position p
-       JOIN outbox_events o ON o.xid >= pg_snapshot_xmin(p.published) AND NOT outbox_published(o.xid, o.id)`);
+    const result = await db.query('SELECT pending AS n FROM outbox_backlog()');
     if (result.rows[0].n === 0) return round((performance.now() - started) / 1000);
     await sleep(100);
   }

@@ -17,12 +17,8 @@ const FIND_PENDING = {
 };
 // The relay's place moves past what it published (sql/outbox_mark_published.sql).
 const MARK_PUBLISHED = { name: 'outbox_mark_published', text: 'SELECT outbox_mark_published($1, $2)' };
-// What the relay's place has not passed yet (sql/outbox_published.sql), through ix_outbox_events_xid
-// from the published snapshot's oldest transaction on.
-const PENDING_STATS = `
-  SELECT count(*)::int AS pending, coalesce(extract(epoch FROM now() - min(o.created_at)), 0)::float8 AS age
-  FROM outbox_relay_position p
-  JOIN outbox_events o ON o.xid >= pg_snapshot_xmin(p.published) AND NOT outbox_published(o.xid, o.id)`;
+// What the relay's place has not passed yet (sql/outbox_backlog.sql).
+const PENDING_STATS = 'SELECT pending, oldest_age_seconds AS age FROM outbox_backlog()';
 
 export type PendingEvent = OutboundEvent & { id: string };
 

@@ -125,7 +125,10 @@ describe('OutboxRelay', () => {
     await relay.connect();
     try {
       // Planned, and cached for this session, while nothing is pending.
-      for (let i = 0; i < 6; i++) expect((await relay.query('SELECT * FROM outbox_pending(100)')).rows).toEqual([]);
+      for (let i = 0; i < 6; i++) {
+        expect((await relay.query('SELECT * FROM outbox_pending(100)')).rows).toEqual([]);
+        expect((await relay.query('SELECT pending FROM outbox_backlog()')).rows).toEqual([{ pending: 0 }]);
+      }
       await pool.query(
         `INSERT INTO outbox_events (event_id, event_type, aggregate_key, payload)
          SELECT gen_random_uuid(), 'Test', 'k', '{}' FROM generate_series(1, 2000)`,
@@ -155,6 +158,10 @@ describe('OutboxRelay', () => {
         "SELECT count(*)::int AS n FROM outbox_events WHERE event_type = 'Test' AND outbox_published(xid, id)",
       );
       expect(published.rows).toEqual([{ n: 500 }]);
+      // The gauges' count of what is left, planned on the same young partition: by index too.
+      const beforeBacklog = await seqScans();
+      expect((await relay.query('SELECT pending FROM outbox_backlog()')).rows).toEqual([{ pending: 1500 }]);
+      expect(await seqScans()).toBe(beforeBacklog);
     } finally {
       await relay.end();
     }
